@@ -1,0 +1,9 @@
+// Package events declares the event contract between the filesystem
+// plugins (contract §1.1): the waterfalls [FSWriteIntent] and [FSEditIntent],
+// which decide a write's intent and an edit's guard, and the emit
+// [FSObserved], which reports what a tool call saw of a file. The tools
+// dispatch them; policies such as fspolicy listen.
+//
+// It imports fsapi (payloads carry fsapi.Target) and host (the dispatch
+// modes); fsapi never imports it.
+package events

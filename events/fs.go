@@ -1,0 +1,64 @@
+package events
+
+import (
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// Actor is the execution context of the tool call behind an event (contract
+// §1.1). Listeners treat it as opaque except for these two questions.
+// tools.Exec implements it.
+type Actor interface {
+	// SessionID returns the calling session's identity, and false when the
+	// call has no session (it then owns no observations, contract §4).
+	SessionID() (string, bool)
+	// ToolName returns the name of the tool being called, e.g. "edit".
+	ToolName() string
+}
+
+// IntentRequest is the input of the intent waterfalls: the resolved target
+// and the actor. Actor may be nil for calls made outside any tool.
+type IntentRequest struct {
+	Target fsapi.Target
+	Actor  Actor
+}
+
+// FSWriteIntent is `fs/write-intent` (contract §1.1): dispatched by the
+// write tool before WriteText. Its result is the *fsapi.WriteIntent to write
+// under, or nil for an unconditional write; the tool's default continuation
+// returns nil. The first listener that returns without calling next decides
+// (a single decision slot); guards registered before it veto with an error or
+// call next and return its result unchanged. An error fails the call and the
+// provider is never called.
+var FSWriteIntent = host.NewChain[IntentRequest, *fsapi.WriteIntent]("fs/write-intent")
+
+// FSEditIntent is `fs/edit-intent` (contract §1.1): dispatched by the edit
+// tool before EditText. Its result is the *fsapi.EditGuard to edit under, or
+// nil for unguarded; otherwise as [FSWriteIntent].
+var FSEditIntent = host.NewChain[IntentRequest, *fsapi.EditGuard]("fs/edit-intent")
+
+// ObservationKind says what a tool call saw of a file.
+type ObservationKind string
+
+const (
+	// Present: the file exists at Observation.Version (non-empty).
+	Present ObservationKind = "present"
+	// Absent: a read found no file; Observation.Version is empty ([D4]).
+	Absent ObservationKind = "absent"
+)
+
+// Observation is the payload of [FSObserved] (contract §1.1, [D4]).
+type Observation struct {
+	Target  fsapi.Target
+	Kind    ObservationKind
+	Version fsapi.Version
+	Actor   Actor
+}
+
+// FSObserved is `fs/observed` (contract §1.1): emitted after a successful
+// read, write or edit (Present, with the version) and when a read finds no
+// file (Absent). Listeners must be synchronous recorders: no I/O, no
+// blocking, no emitting of fs events. Every listener runs even when one
+// fails; the joined failure turns the tool call into an error result although
+// the mutation is already on disk ([D10]).
+var FSObserved = host.NewNotify[Observation]("fs/observed")

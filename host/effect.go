@@ -1,0 +1,148 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Disposer undoes one registration. It is idempotent: the first call runs
+// the teardown, later calls return nil. ctx carries the shutdown deadline.
+type Disposer func(ctx context.Context) error
+
+// effect is one registration owned by a scope (host §1.3).
+type effect struct {
+	s     *Scope
+	label string
+	fn    Disposer
+	once  sync.Once
+	err   error
+}
+
+// run tears the effect down once: with panic containment and, when the host
+// has one, a timeout. It does not touch the scope's effect list.
+func (e *effect) run(ctx context.Context) error {
+	e.once.Do(func() {
+		e.s.h.effectCount.Add(-1)
+		e.err = e.s.h.callDisposer(ctx, e.label, e.fn)
+	})
+	return e.err
+}
+
+// dispose is the Disposer handed to callers: it removes the effect from its
+// scope, then runs it.
+func (e *effect) dispose(ctx context.Context) error {
+	e.s.removeEffect(e)
+	return e.run(ctx)
+}
+
+// callDisposer runs fn under recover and the host's dispose timeout. A
+// disposer that outlives the timeout is left running; teardown moves on and
+// reports `disposer "<label>" timed out after <d>`.
+func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) error {
+	site := fmt.Sprintf("disposer %q", label)
+	if h.disposeTimeout <= 0 {
+		return Protect(site, func() error { return fn(ctx) })
+	}
+	dctx, cancel := context.WithTimeout(ctx, h.disposeTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Protect(site, func() error { return fn(dctx) }) }()
+	timer := time.NewTimer(h.disposeTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
+	case <-ctx.Done():
+		select {
+		case err := <-done:
+			return err
+		default:
+		}
+		return fmt.Errorf("disposer %q cut off: %w", label, ctx.Err())
+	}
+}
+
+// Effect registers fn as a teardown step of s, labelled for logs and
+// timeouts (e.g. `watch("config.yaml")`). Effects run in strict reverse
+// registration order, one at a time, when s ends (host §1.3). The returned
+// Disposer runs fn early and drops it from s. On an inactive scope Effect
+// returns ErrInactive and fn is not kept.
+func (s *Scope) Effect(label string, fn Disposer) (Disposer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrInactive
+	}
+	return s.addEffectLocked(label, fn).dispose, nil
+}
+
+func (s *Scope) addEffectLocked(label string, fn Disposer) *effect {
+	e := &effect{s: s, label: label, fn: fn}
+	s.effects = append(s.effects, e)
+	s.h.effectCount.Add(1)
+	return e
+}
+
+func (s *Scope) removeEffect(e *effect) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.effects {
+		if x == e {
+			s.effects = append(s.effects[:i:i], s.effects[i+1:]...)
+			return
+		}
+	}
+}
+
+// close ends the scope: it refuses new registrations, cancels the scope's
+// context, runs every effect newest first, then waits for the scope's
+// goroutines. It returns the joined failures; each is also logged.
+func (s *Scope) close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	effs := s.effects
+	s.effects = nil
+	s.mu.Unlock()
+	s.cancel()
+
+	var errs []error
+	for i := len(effs) - 1; i >= 0; i-- {
+		if err := effs[i].run(ctx); err != nil {
+			s.log.Error("disposer failed", "effect", effs[i].label, "err", err)
+			errs = append(errs, err)
+		}
+	}
+	if err := s.waitGoroutines(ctx); err != nil {
+		s.log.Error("goroutines did not finish", "err", err)
+		errs = append(errs, err)
+	}
+	return joinErrors(errs)
+}
+
+func (s *Scope) waitGoroutines(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	var timeout <-chan time.Time
+	if d := s.h.disposeTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-done:
+		return nil
+	case <-timeout:
+		return fmt.Errorf("goroutines of %q did not finish within %s", s.inst.id, s.h.disposeTimeout)
+	case <-ctx.Done():
+		return errors.Join(fmt.Errorf("goroutines of %q did not finish", s.inst.id), ctx.Err())
+	}
+}

@@ -1,0 +1,133 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// Scope is the capability and ownership handle of one activation of an
+// instance (host §2.1): everything registered through it (listeners,
+// services, child plugins, effects, goroutines) is owned by it and torn down
+// in reverse order when the activation ends. A scope is never stored in
+// request data; cancellation travels in a context.Context instead.
+//
+// A scope becomes inactive when its activation starts unloading; every
+// registration on it then fails with ErrInactive.
+type Scope struct {
+	h      *Host
+	inst   *Instance
+	ctx    context.Context
+	cancel context.CancelFunc
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	closed  bool
+	effects []*effect
+	wg      sync.WaitGroup
+}
+
+func newScope(h *Host, inst *Instance) *Scope {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Scope{
+		h:      h,
+		inst:   inst,
+		ctx:    ctx,
+		cancel: cancel,
+		log:    h.log.With("plugin", inst.plugin.name, "instance", inst.id),
+	}
+}
+
+// Context returns a context cancelled when this activation unloads, for
+// long-lived work (host §2.1). It carries no deadline and no values.
+func (s *Scope) Context() context.Context { return s.ctx }
+
+// Logger returns the host's structured logger tagged with this instance's
+// plugin name and ID.
+func (s *Scope) Logger() *slog.Logger { return s.log }
+
+// Host returns the host the scope belongs to.
+func (s *Scope) Host() *Host { return s.h }
+
+// Instance returns the instance this scope is an activation of.
+func (s *Scope) Instance() *Instance { return s.inst }
+
+// Active reports whether the scope still accepts registrations.
+func (s *Scope) Active() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.closed
+}
+
+// Go runs fn in a goroutine owned by s: fn receives s.Context(), which is
+// cancelled when the activation unloads, and teardown waits for fn to return
+// (up to the host's dispose timeout) before the instance is DISPOSED (host
+// §6 item 10). A panic in fn is recovered and logged as
+// `goroutine "<label>" panicked: <value>`. On an inactive scope Go returns
+// ErrInactive and fn does not run.
+func (s *Scope) Go(label string, fn func(ctx context.Context)) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrInactive
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		err := Protect(fmt.Sprintf("goroutine %q", label), func() error { fn(s.ctx); return nil })
+		if err != nil {
+			s.log.Error("scope goroutine panicked", "goroutine", label, "err", err)
+		}
+	}()
+	return nil
+}
+
+// MountOption configures one mount in Scope.Plugin.
+type MountOption func(*mountOptions)
+
+type mountOptions struct{ id string }
+
+// ID sets the instance's ID (a deployment entry's id). Without it the ID is
+// the plugin's name, or `<name>#<n>` when that is taken by a live instance.
+func ID(id string) MountOption { return func(o *mountOptions) { o.id = id } }
+
+// Plugin mounts p as a child of s with the given config and returns the new
+// instance (host §1.1). cfg is decoded and validated first (see
+// [Plugin.DecodeConfig]); an invalid config leaves the instance FAILED
+// without running apply. Otherwise the instance loads at once when every
+// injected service is present and ACTIVE, or waits in PENDING until it is.
+// Apply runs on the calling goroutine; its ctx keeps ctx's values but not its
+// cancellation and has the host's load timeout.
+//
+// The child is an effect of s: disposing s disposes it. Mounting the same
+// plugin twice makes two instances. On an inactive scope Plugin returns
+// ErrInactive; an explicit ID already used by a live instance is an error.
+// Load errors are not returned here: read them with Instance.Err or Wait.
+func (s *Scope) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOption) (*Instance, error) {
+	var mo mountOptions
+	for _, o := range opts {
+		o(&mo)
+	}
+	decoded, cfgErr := p.DecodeConfig(cfg)
+	inst, err := s.h.newInstance(s, p, decoded, mo.id)
+	if err != nil {
+		return nil, err
+	}
+	if cfgErr != nil {
+		s.h.fail(inst, cfgErr)
+		return inst, nil
+	}
+	s.h.start(ctx, inst)
+	return inst, nil
+}
+
+// With mounts a sub-plugin of s that exists exactly while every key in keys
+// is provided by an ACTIVE instance: apply runs when they all appear and its
+// registrations are withdrawn when any goes away (host §3.2, §6 item 11).
+// label names the sub-plugin in snapshots and logs.
+func (s *Scope) With(ctx context.Context, label string, keys []ServiceKey, apply func(ctx context.Context, sub *Scope) error) (*Instance, error) {
+	p := Define(label, func(ctx context.Context, sub *Scope, _ struct{}) error { return apply(ctx, sub) }, Inject(keys...))
+	return s.Plugin(ctx, p, nil)
+}

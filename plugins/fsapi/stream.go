@@ -1,0 +1,30 @@
+package fsapi
+
+import (
+	"context"
+	"iter"
+)
+
+// Streamer is the optional capability of streaming a file's text (contract
+// §2.2, §3.5). StreamText runs the same checks as ReadText before the first
+// chunk; each chunk is valid UTF-8, chunk boundaries mean nothing, and the
+// concatenation equals ReadText's result. Errors met mid-stream (FS_ABORTED
+// `read aborted`, FS_NOT_TEXT, permission denied) are yielded as the error of
+// the last pair. A provider keeps only a small buffer, whatever the file size.
+type Streamer interface {
+	StreamText(ctx context.Context, t Target) (iter.Seq2[string, error], error)
+}
+
+// Stream returns t's text in chunks: through fsys's StreamText when it is a
+// [Streamer], else as ReadText's whole text in one chunk. The concatenation
+// is the same either way (contract §3.5).
+func Stream(ctx context.Context, fsys FileSystem, t Target) (iter.Seq2[string, error], error) {
+	if s, ok := fsys.(Streamer); ok {
+		return s.StreamText(ctx, t)
+	}
+	text, err := fsys.ReadText(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(string, error) bool) { yield(text, nil) }, nil
+}
