@@ -1,0 +1,79 @@
+// Package collation orders names the way the list tool shows them (contract
+// §6.6.3): CLDR root collation with default options, as golang.org/x/text's
+// collate implements it for language.Und, with the raw bytes breaking ties.
+// fslocal sorts listings with it and toolfs orders entries by it within a
+// type rank.
+package collation
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// collators are pooled: a collate.Collator is not safe for concurrent use.
+var collators = sync.Pool{New: func() any { return collate.New(language.Und) }}
+
+// Key returns the collation key of name: its CLDR root sort key, computed on
+// the name with each invalid UTF-8 byte read as U+FFFD (contract §6.6.3).
+// Keys compare with bytes.Compare.
+func Key(name string) []byte {
+	c := collators.Get().(*collate.Collator)
+	defer collators.Put(c)
+	var buf collate.Buffer
+	return bytes.Clone(c.KeyFromString(&buf, fsapi.Display(name)))
+}
+
+// SortFunc sorts items in place by rank (ascending), then by the collation
+// key of name, then by the raw bytes of name, so the order is total and
+// deterministic (contract §6.6.3 "Note (Go)"). Keys are computed once per
+// item. rank may be nil.
+func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
+	type keyed struct {
+		rank int
+		key  []byte
+		name string
+		item T
+	}
+	c := collators.Get().(*collate.Collator)
+	defer collators.Put(c)
+	var buf collate.Buffer
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		n := name(it)
+		r := 0
+		if rank != nil {
+			r = rank(it)
+		}
+		ks[i] = keyed{rank: r, key: bytes.Clone(c.KeyFromString(&buf, fsapi.Display(n))), name: n, item: it}
+		buf.Reset()
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		switch {
+		case a.name < b.name:
+			return -1
+		case a.name > b.name:
+			return 1
+		}
+		return 0
+	})
+	for i := range ks {
+		items[i] = ks[i].item
+	}
+}
+
+// Sort sorts names in place by collation key, ties by raw bytes.
+func Sort(names []string) {
+	SortFunc(names, func(s string) string { return s }, nil)
+}
