@@ -1,0 +1,330 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/uuid"
+
+	"github.com/dsh-go/dsh/host"
+)
+
+// Registry holds the registered tools and prompt sections and runs calls
+// (contract §5). It is safe for concurrent use: the tool and section lists
+// are copy-on-write, and no lock is held while a tool body or a change
+// callback runs.
+type Registry struct {
+	mu       sync.Mutex // serialises writers of the lists below
+	tools    atomic.Pointer[[]*entry]
+	sections atomic.Pointer[[]*sectionEntry]
+	watchers atomic.Pointer[[]*watcher]
+	seq      int64
+}
+
+type entry struct {
+	tool   Tool
+	params paramSchema
+	output *jsonschema.Resolved
+}
+
+type watcher struct{ fn func() }
+
+// NewRegistry returns an empty registry. The tools plugin makes one per
+// activation; tests and embedders may make their own.
+func NewRegistry() *Registry { return &Registry{} }
+
+// Register adds t on behalf of s: the tool is listed and callable until s
+// ends or the returned Disposer runs (contract §1: disposing toolfs
+// unregisters its tools). It fails when t has no name or no Execute, when its
+// schemas are malformed, when a tool of that name is already registered, or
+// with host.ErrInactive when s is inactive.
+func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
+	if t.Name == "" || t.Execute == nil {
+		return nil, errors.New("tools: a tool needs a name and an Execute function")
+	}
+	params, err := parseParams(t.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	e := &entry{tool: t, params: params}
+	if len(bytes.TrimSpace(t.Output)) > 0 {
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(t.Output, &sch); err != nil {
+			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
+		}
+		if e.output, err = sch.Resolve(nil); err != nil {
+			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
+		}
+	}
+	r.mu.Lock()
+	for _, x := range r.list() {
+		if x.tool.Name == t.Name {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("tool %q is already registered", t.Name)
+		}
+	}
+	next := append(r.list(), e)
+	r.tools.Store(&next)
+	r.mu.Unlock()
+	remove := func(context.Context) error {
+		r.mu.Lock()
+		cur := r.list()
+		kept := make([]*entry, 0, len(cur))
+		for _, x := range cur {
+			if x != e {
+				kept = append(kept, x)
+			}
+		}
+		r.tools.Store(&kept)
+		r.mu.Unlock()
+		r.changed()
+		return nil
+	}
+	d, err := s.Effect(fmt.Sprintf("tool(%q)", t.Name), remove)
+	if err != nil {
+		_ = remove(context.Background())
+		return nil, err
+	}
+	r.changed()
+	return d, nil
+}
+
+func (r *Registry) list() []*entry {
+	if p := r.tools.Load(); p != nil {
+		return append([]*entry(nil), *p...)
+	}
+	return nil
+}
+
+// Tools returns the registered tools in registration order (contract §5.6:
+// `list`, `read`, `write`, `edit` for toolfs).
+func (r *Registry) Tools() []Tool {
+	p := r.tools.Load()
+	if p == nil {
+		return nil
+	}
+	out := make([]Tool, len(*p))
+	for i, e := range *p {
+		out[i] = e.tool
+	}
+	return out
+}
+
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	if e := r.find(name); e != nil {
+		return e.tool, true
+	}
+	return Tool{}, false
+}
+
+func (r *Registry) find(name string) *entry {
+	if p := r.tools.Load(); p != nil {
+		for _, e := range *p {
+			if e.tool.Name == name {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// OnChange registers fn to run after every change of the tool or section
+// set (a tool plugin loading or unloading), on behalf of s; MCP front ends
+// use it to send tools/list_changed. fn runs synchronously with no registry
+// lock held and must not block.
+func (r *Registry) OnChange(s *host.Scope, fn func()) (host.Disposer, error) {
+	w := &watcher{fn: fn}
+	r.mu.Lock()
+	var next []*watcher
+	if p := r.watchers.Load(); p != nil {
+		next = append(next, *p...)
+	}
+	next = append(next, w)
+	r.watchers.Store(&next)
+	r.mu.Unlock()
+	remove := func(context.Context) error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var kept []*watcher
+		for _, x := range *r.watchers.Load() {
+			if x != w {
+				kept = append(kept, x)
+			}
+		}
+		r.watchers.Store(&kept)
+		return nil
+	}
+	d, err := s.Effect("tools.onChange", remove)
+	if err != nil {
+		_ = remove(context.Background())
+		return nil, err
+	}
+	return d, nil
+}
+
+func (r *Registry) changed() {
+	p := r.watchers.Load()
+	if p == nil {
+		return
+	}
+	for _, w := range *p {
+		_ = host.Protect("tools change watcher", func() error { w.fn(); return nil })
+	}
+}
+
+// Error names and codes raised by the registry (contract §5.2).
+const (
+	abortName    = "AbortError"
+	notFoundName = "ToolNotFoundError"
+	argsName     = "ToolArgsError"
+	outputName   = "ToolOutputError"
+)
+
+// Call runs the tool called name with in-process arguments (any value
+// encoding/json can marshal). Arguments that cannot be encoded losslessly
+// (NaN, ±Inf, channels...) give `tool execution arguments must be losslessly
+// JSON-serializable`, with no info (contract §5.2 step 1). Otherwise as
+// [Registry.Execute].
+func (r *Registry) Call(ctx context.Context, name string, args any, exec *Exec) Result {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return failure(errors.New("tool execution arguments must be losslessly JSON-serializable"))
+	}
+	return r.Execute(ctx, name, raw, exec)
+}
+
+// Execute runs one call of the tool called name with raw JSON arguments
+// (empty raw means {}), following contract §5.2 in order: an already
+// cancelled ctx gives `tool call aborted before dispatch`
+// (AbortError/ABORTED_BEFORE_DISPATCH) and runs nothing; an unknown name
+// gives `unknown tool "<name>"` (ToolNotFoundError/UNKNOWN_TOOL); invalid
+// arguments give `invalid arguments: <v1>; <v2>` (ToolArgsError/
+// INVALID_ARGS); then the body runs under panic containment. A successful
+// value is checked against the output schema (ToolOutputError/
+// INVALID_TOOL_OUTPUT), rendered, and given meta when exec has no parent; a
+// body that succeeds after ctx was cancelled gives `tool call aborted`
+// (AbortError/ABORTED). Any failure becomes a result with `Error: <message>`;
+// Execute never panics and never returns an error. exec may be nil (no
+// session); it is copied, with Tool set to name and a fresh CallID if empty.
+func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage, exec *Exec) Result {
+	if ctx.Err() != nil {
+		return failure(&Error{Name: abortName, Code: "ABORTED_BEFORE_DISPATCH", Message: "tool call aborted before dispatch"})
+	}
+	e := r.find(name)
+	if e == nil {
+		return failure(&Error{Name: notFoundName, Code: "UNKNOWN_TOOL", Message: fmt.Sprintf(`unknown tool "%s"`, name)})
+	}
+	decoded, err := decodeArgs(raw)
+	if err != nil {
+		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: arguments are not valid JSON: " + err.Error()})
+	}
+	args, violations := e.params.validate(decoded)
+	if len(violations) > 0 {
+		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: " + strings.Join(violations, "; ")})
+	}
+	x := Exec{Tool: name}
+	if exec != nil {
+		x = *exec
+		x.Tool = name
+	}
+	if x.CallID == "" {
+		x.CallID = uuid.NewString()
+	}
+	var value any
+	err = host.Protect(fmt.Sprintf("tool %q", name), func() error {
+		var err error
+		value, err = e.tool.Execute(ctx, args, &x)
+		return err
+	})
+	if err != nil {
+		return failure(err)
+	}
+	if ctx.Err() != nil {
+		return failure(&Error{Name: abortName, Code: "ABORTED", Message: "tool call aborted"})
+	}
+	if e.output != nil {
+		if err := checkOutput(e.output, value); err != nil {
+			return failure(&Error{Name: outputName, Code: "INVALID_TOOL_OUTPUT", Message: fmt.Sprintf(`tool "%s" returned invalid output: %s`, name, err)})
+		}
+	}
+	res := Result{Value: value}
+	if err := host.Protect(fmt.Sprintf("tool %q", name), func() error {
+		res.Content = render(e.tool, args, value)
+		if x.Parent == nil && e.tool.Meta != nil {
+			res.Meta = e.tool.Meta(args, value)
+		}
+		return nil
+	}); err != nil {
+		return failure(err)
+	}
+	return res
+}
+
+func render(t Tool, args Args, value any) []Block {
+	if t.Render != nil {
+		return t.Render(args, value)
+	}
+	b, err := json.MarshalIndent(value, "", "  ")
+	if err != nil {
+		return []Block{TextBlock(fmt.Sprint(value))}
+	}
+	return []Block{TextBlock(string(b))}
+}
+
+// checkOutput validates value's JSON form against the output schema.
+func checkOutput(schema *jsonschema.Resolved, value any) error {
+	b, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	return schema.Validate(doc)
+}
+
+// Concurrency is the scheduling class of one call (contract §5.5).
+type Concurrency int
+
+const (
+	// Exclusive calls run alone: a barrier between parallel runs.
+	Exclusive Concurrency = iota
+	// Parallel calls may run together with adjacent parallel calls.
+	Parallel
+)
+
+// String returns "exclusive" or "parallel".
+func (c Concurrency) String() string {
+	if c == Parallel {
+		return "parallel"
+	}
+	return "exclusive"
+}
+
+// Classify returns Parallel only when the tool exists, declares itself
+// concurrency-safe for these arguments, and the arguments pass validation;
+// everything else is Exclusive (contract §5.5).
+func (r *Registry) Classify(name string, raw json.RawMessage) Concurrency {
+	e := r.find(name)
+	if e == nil || e.tool.ConcurrencySafe == nil {
+		return Exclusive
+	}
+	decoded, err := decodeArgs(raw)
+	if err != nil {
+		return Exclusive
+	}
+	args, violations := e.params.validate(decoded)
+	if len(violations) > 0 || !e.tool.ConcurrencySafe(args) {
+		return Exclusive
+	}
+	return Parallel
+}
