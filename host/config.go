@@ -110,8 +110,14 @@ func decodeIssues(err error) []ConfigIssue {
 			}
 			return
 		}
-		var de *mapstructure.DecodeError
-		if !errors.As(err, &de) {
+		de, ok := err.(*mapstructure.DecodeError)
+		if !ok {
+			// mapstructure wraps a joined error in one fmt.Errorf layer;
+			// errors.As would stop at the first issue inside it.
+			if inner := errors.Unwrap(err); inner != nil {
+				walk(inner)
+				return
+			}
 			issues = append(issues, ConfigIssue{Problem: err.Error()})
 			return
 		}
