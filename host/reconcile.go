@@ -92,6 +92,20 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 			rollback := scope.close(context.WithoutCancel(ctx))
 			h.mu.Lock()
 			inst.scope = nil
+			// A Dispose or Update that came in during the rollback saw
+			// LOADING and left the outcome to this loader.
+			if inst.disposeReq {
+				h.finishDisposeLocked(inst)
+				h.mu.Unlock()
+				h.flushStatus()
+				return
+			}
+			if inst.gen != gen {
+				h.setStateLocked(inst, StatePending)
+				h.mu.Unlock()
+				h.flushStatus()
+				continue
+			}
 			inst.err = err
 			if rollback != nil {
 				inst.err = errors.Join(err, fmt.Errorf("rollback: %w", rollback))
