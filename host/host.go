@@ -21,6 +21,7 @@ type Host struct {
 
 	mu        sync.RWMutex
 	root      *Instance
+	rootScope *Scope      // root.scope, kept after Shutdown so it can refuse registrations
 	instances []*Instance // live instances, creation order, root first
 	services  map[string]*service
 	statusQ   []statusChange
@@ -67,6 +68,7 @@ func New(opts ...Option) *Host {
 	root := &Instance{h: h, plugin: rootPlugin, id: "root", state: StateActive, changed: make(chan struct{})}
 	root.scope = newScope(h, root)
 	h.root = root
+	h.rootScope = root.scope
 	h.instances = []*Instance{root}
 	return h
 }
@@ -74,14 +76,15 @@ func New(opts ...Option) *Host {
 var rootPlugin = &Plugin{name: "root"}
 
 // Root returns the host's root scope: the parent of every top-level mount.
-func (h *Host) Root() *Scope { return h.root.scope }
+// After Shutdown it is inactive: registrations on it return ErrInactive.
+func (h *Host) Root() *Scope { return h.rootScope }
 
 // Logger returns the host's logger.
 func (h *Host) Logger() *slog.Logger { return h.log }
 
 // Plugin mounts p under the root scope; see [Scope.Plugin].
 func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOption) (*Instance, error) {
-	return h.root.scope.Plugin(ctx, p, cfg, opts...)
+	return h.rootScope.Plugin(ctx, p, cfg, opts...)
 }
 
 // Shutdown disposes the root scope, and with it every instance in reverse
