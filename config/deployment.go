@@ -1,0 +1,103 @@
+package config
+
+import (
+	_ "embed"
+	"strings"
+
+	"github.com/dsh-go/dsh/host"
+)
+
+//go:embed default.yaml
+var defaultDeployment []byte
+
+// DefaultSource is the Source of a deployment loaded without a file.
+const DefaultSource = "default deployment"
+
+// Deployment is a loaded, validated deployment.
+type Deployment struct {
+	// Source is the config file's path, or DefaultSource.
+	Source string
+	// Workspace is the absolute workspace directory: every session's cwd,
+	// and the cwd and confinement root of every fslocal entry that leaves
+	// them unset (contract §3.10).
+	Workspace string
+	// Entries are the plugin entries in file order, disabled ones included.
+	Entries []Entry
+}
+
+// Entry is one plugin entry of a deployment.
+type Entry struct {
+	// ID identifies the entry (unique; defaults to Name); env variables and
+	// flags address entries by it.
+	ID string
+	// Name is the registered plugin's name.
+	Name string
+	// Plugin is the registered plugin.
+	Plugin *host.Plugin
+	// Disabled entries are not mounted.
+	Disabled bool
+	// Config is the decoded, validated config: a value of the plugin's
+	// config type, with the workspace applied.
+	Config any
+}
+
+// Enabled returns the entries that are not disabled, in order.
+func (d *Deployment) Enabled() []Entry {
+	var out []Entry
+	for _, e := range d.Entries {
+		if !e.Disabled {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Entry returns the entry with the given id.
+func (d *Deployment) Entry(id string) (Entry, bool) {
+	for _, e := range d.Entries {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// WorkspaceUser is implemented (with a pointer receiver) by plugin config
+// types that default some keys to the workspace, such as fslocal's cwd and
+// root. UseWorkspace sets each such key that is still unset to dir.
+type WorkspaceUser interface {
+	UseWorkspace(dir string)
+}
+
+// Issue is one problem found while loading: where it came from (a file
+// path, `env DSH_X`, `flag --set a.b=c`), the key path, and what is wrong.
+type Issue struct {
+	Source  string
+	Path    string
+	Problem string
+}
+
+// String returns `<source>: <path>: <problem>`.
+func (i Issue) String() string {
+	parts := make([]string, 0, 3)
+	for _, p := range []string{i.Source, i.Path, i.Problem} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Error is an invalid deployment: every issue found, in order.
+type Error struct {
+	Issues []Issue
+}
+
+// Error returns the issues, one per line.
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		lines[i] = is.String()
+	}
+	return "invalid deployment config:\n  " + strings.Join(lines, "\n  ")
+}

@@ -1,0 +1,17 @@
+// Package config turns a deployment description into the ordered list of
+// plugin entries dshhost mounts (host §3.7, style §2.3). A deployment is a
+// YAML, JSON or TOML file (or the embedded default: fslocal, fspolicy,
+// toolfs) with a `workspace` and a `plugins` list of entries
+// `{id, name, disabled, config}`. Layers, in increasing priority: the file,
+// `DSH_` environment variables, then flags (`--workspace`, `--disable ID`,
+// `--set ID.key=value`); they are merged with koanf v2.
+//
+// Loading is strict and all-or-nothing: an unknown plugin name, an unknown
+// key, a value of the wrong type or a duplicate id is an [Error] naming the
+// source (file, variable or flag) and the key path (`plugins[2].config.readLimit`),
+// and nothing starts. Each entry's config is decoded into its plugin's typed
+// config and validated before any plugin is applied.
+//
+// The package imports only the host: plugins are found by name in the
+// compile-time registry (host.Lookup).
+package config

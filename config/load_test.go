@@ -1,0 +1,227 @@
+package config_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/host"
+)
+
+// Stand-ins for the real plugins, with config types shaped like theirs.
+type fsConfig struct {
+	Cwd       string `json:"cwd"`
+	Root      string `json:"root"`
+	HardLinks string `json:"hardLinks"`
+}
+
+func (c *fsConfig) UseWorkspace(dir string) {
+	if c.Cwd == "" {
+		c.Cwd = dir
+	}
+	if c.Root == "" {
+		c.Root = dir
+	}
+}
+
+type toolConfig struct {
+	ListMaxEntries int `json:"listMaxEntries"`
+	ReadLimit      int `json:"readLimit"`
+}
+
+var noop = func(context.Context, *host.Scope, struct{}) error { return nil }
+
+var plugins = map[string]*host.Plugin{
+	"fslocal": host.Define("fslocal", func(context.Context, *host.Scope, fsConfig) error { return nil },
+		host.Defaults(func() fsConfig { return fsConfig{HardLinks: "preserve"} })),
+	"fspolicy": host.Define("fspolicy", noop),
+	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
+		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
+}
+
+func lookup(name string) (*host.Plugin, bool) {
+	p, ok := plugins[name]
+	return p, ok
+}
+
+func load(t *testing.T, opts config.Options) (*config.Deployment, error) {
+	t.Helper()
+	opts.Lookup = lookup
+	if opts.Environ == nil {
+		opts.Environ = []string{}
+	}
+	return config.Load(opts)
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+type summary struct {
+	ID, Name string
+	Disabled bool
+	Config   any
+}
+
+func summarize(d *config.Deployment) []summary {
+	var out []summary
+	for _, e := range d.Entries {
+		out = append(out, summary{e.ID, e.Name, e.Disabled, e.Config})
+	}
+	return out
+}
+
+func TestEveryFileFormatGivesTheSameDeployment(t *testing.T) {
+	ws := t.TempDir()
+	files := map[string]string{
+		"dsh.yaml": "workspace: " + ws + "\nplugins:\n  - name: fslocal\n  - {name: fspolicy, disabled: true}\n  - name: toolfs\n    config: {readLimit: 2}\n",
+		"dsh.json": `{"workspace":"` + ws + `","plugins":[{"name":"fslocal"},{"name":"fspolicy","disabled":true},{"name":"toolfs","config":{"readLimit":2}}]}`,
+		"dsh.toml": "workspace = \"" + ws + "\"\n[[plugins]]\nname = \"fslocal\"\n[[plugins]]\nname = \"fspolicy\"\ndisabled = true\n[[plugins]]\nname = \"toolfs\"\n[plugins.config]\nreadLimit = 2\n",
+	}
+	want := []summary{
+		{"fslocal", "fslocal", false, fsConfig{Cwd: ws, Root: ws, HardLinks: "preserve"}},
+		{"fspolicy", "fspolicy", true, struct{}{}},
+		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2}},
+	}
+	for name, text := range files {
+		t.Run(name, func(t *testing.T) {
+			d, err := load(t, config.Options{File: writeFile(t, name, text)})
+			require.NoError(t, err)
+			assert.Equal(t, ws, d.Workspace)
+			assert.Equal(t, want, summarize(d))
+			assert.Len(t, d.Enabled(), 2)
+		})
+	}
+}
+
+func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	d, err := load(t, config.Options{Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, config.DefaultSource, d.Source)
+	assert.Equal(t, []summary{
+		{"fslocal", "fslocal", false, fsConfig{Cwd: ws, Root: ws, HardLinks: "preserve"}},
+		{"fspolicy", "fspolicy", false, struct{}{}},
+		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+	}, summarize(d))
+}
+
+func TestExplicitRootIsKept(t *testing.T) {
+	ws := t.TempDir()
+	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n    config: {root: /}\n")})
+	require.NoError(t, err)
+	assert.Equal(t, fsConfig{Cwd: ws, Root: "/", HardLinks: "preserve"}, d.Entries[0].Config)
+}
+
+func TestLayersFlagOverEnvOverFile(t *testing.T) {
+	// host §6 item 21 (first half): flag over DSH_ variable over file.
+	file := writeFile(t, "d.yaml", "plugins:\n  - name: toolfs\n    config: {readLimit: 2, listMaxEntries: 3}\n  - name: fspolicy\n")
+	readLimit := func(d *config.Deployment) int { return d.Entries[0].Config.(toolConfig).ReadLimit }
+
+	d, err := load(t, config.Options{File: file})
+	require.NoError(t, err)
+	assert.Equal(t, 2, readLimit(d), "file")
+
+	env := []string{"DSH_TOOLFS_READLIMIT=500", "dsh_fspolicy_disabled=true"}
+	d, err = load(t, config.Options{File: file, Environ: env})
+	require.NoError(t, err)
+	assert.Equal(t, 500, readLimit(d), "env over file")
+	assert.Equal(t, 3, d.Entries[0].Config.(toolConfig).ListMaxEntries, "untouched keys keep the file's value")
+	assert.True(t, d.Entries[1].Disabled, "DSH_<ID>_DISABLED, matched case-insensitively")
+
+	d, err = load(t, config.Options{File: file, Environ: env, Set: []string{"toolfs.readLimit=7"}, Disable: nil})
+	require.NoError(t, err)
+	assert.Equal(t, 7, readLimit(d), "flag over env")
+
+	d, err = load(t, config.Options{File: file, Set: []string{"toolfs.read_limit=9"}, Disable: []string{"toolfs"}})
+	require.NoError(t, err)
+	assert.Equal(t, 9, readLimit(d))
+	assert.True(t, d.Entries[0].Disabled)
+}
+
+func TestWorkspaceLayers(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, "d.yaml", "workspace: sub\nplugins: []\n")
+	d, err := load(t, config.Options{File: file})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(filepath.Dir(file), "sub"), d.Workspace, "a file's relative workspace is taken against the file's directory")
+	d, err = load(t, config.Options{File: file, Environ: []string{"DSH_WORKSPACE=" + dir}})
+	require.NoError(t, err)
+	assert.Equal(t, dir, d.Workspace)
+	d, err = load(t, config.Options{File: file, Environ: []string{"DSH_WORKSPACE=/elsewhere"}, Workspace: dir})
+	require.NoError(t, err)
+	assert.Equal(t, dir, d.Workspace)
+}
+
+func TestStrictnessNamesSourceAndKeyPath(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string
+		opts  config.Options
+		wants []string
+	}{
+		{name: "unknown plugin name", file: "plugins:\n  - name: fslcal\n",
+			wants: []string{`FILE: plugins[0].name: unknown plugin "fslcal"`}},
+		{name: "unknown top-level key", file: "plugin: []\n", wants: []string{"FILE: plugin: unknown key"}},
+		{name: "unknown entry key", file: "plugins:\n  - name: toolfs\n    disable: true\n", wants: []string{"FILE: plugins[0].disable: unknown key"}},
+		{name: "unknown config key", file: "plugins:\n  - name: toolfs\n    config: {readlimit: 3}\n", wants: []string{"FILE: plugins[0].config.readlimit: unknown key"}},
+		{name: "a fraction for an integer", file: "plugins:\n  - name: toolfs\n    config: {readLimit: 2.5}\n",
+			wants: []string{"FILE: plugins[0].config.readLimit: expected an integer, got 2.5"}},
+		{name: "a string for an integer", file: "plugins:\n  - name: toolfs\n    config: {readLimit: x}\n",
+			wants: []string{`FILE: plugins[0].config.readLimit: expected an integer, got string "x"`}},
+		{name: "a string for disabled", file: "plugins:\n  - name: toolfs\n    disabled: yes\n",
+			wants: []string{`FILE: plugins[0].disabled: expected a boolean, got string "yes"`}},
+		{name: "duplicate ids name both paths", file: "plugins:\n  - name: toolfs\n  - name: fspolicy\n    id: toolfs\n",
+			wants: []string{`FILE: plugins[1].id: duplicate id "toolfs" (also at plugins[0].id)`}},
+		{name: "a wrong type from the environment names the variable", file: "plugins:\n  - name: toolfs\n",
+			opts:  config.Options{Environ: []string{"DSH_TOOLFS_READLIMIT=2.5"}},
+			wants: []string{"env DSH_TOOLFS_READLIMIT: plugins[0].config.readLimit: expected an integer, got 2.5"}},
+		{name: "an unknown key from the environment", file: "plugins:\n  - name: toolfs\n",
+			opts:  config.Options{Environ: []string{"DSH_TOOLFS_BOGUS=1"}},
+			wants: []string{`env DSH_TOOLFS_BOGUS: plugins[0]: no config key of "toolfs" matches "BOGUS"`}},
+		{name: "a wrong type from a flag names the flag", file: "plugins:\n  - name: toolfs\n",
+			opts:  config.Options{Set: []string{"toolfs.readLimit=x"}},
+			wants: []string{`flag --set toolfs.readLimit=x: plugins[0].config.readLimit: expected an integer, got string "x"`}},
+		{name: "a flag naming no entry", file: "plugins:\n  - name: toolfs\n",
+			opts:  config.Options{Disable: []string{"nope"}, Set: []string{"toolfs.nope=1"}},
+			wants: []string{"flag --set toolfs.nope=1: plugins[0].config.nope: unknown key", `flag --disable nope: no plugin entry has id "nope"`}},
+		{name: "several problems are all reported", file: "plugins:\n  - name: toolfs\n    config: {readLimit: x, listMaxEntries: 1.5}\n",
+			wants: []string{"FILE: plugins[0].config.listMaxEntries: expected an integer, got 1.5", `FILE: plugins[0].config.readLimit: expected an integer, got string "x"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, "bad.yaml", tc.file)
+			tc.opts.File = file
+			_, err := load(t, tc.opts)
+			var ce *config.Error
+			require.ErrorAs(t, err, &ce)
+			var got []string
+			for _, is := range ce.Issues {
+				got = append(got, is.String())
+			}
+			var want []string
+			for _, w := range tc.wants {
+				if len(w) > 5 && w[:5] == "FILE:" {
+					w = file + w[4:]
+				}
+				want = append(want, w)
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+func TestUnknownFormatAndMissingFile(t *testing.T) {
+	_, err := load(t, config.Options{File: writeFile(t, "d.ini", "x=1")})
+	assert.ErrorContains(t, err, "unknown config format")
+	_, err = load(t, config.Options{File: filepath.Join(t.TempDir(), "none.yaml")})
+	assert.ErrorContains(t, err, "none.yaml")
+}
