@@ -18,17 +18,17 @@ type effect struct {
 	label string
 	fn    Disposer
 	once  sync.Once
-	err   error
 }
 
 // run tears the effect down once: with panic containment and, when the host
 // has one, a timeout. It does not touch the scope's effect list.
 func (e *effect) run(ctx context.Context) error {
+	var err error
 	e.once.Do(func() {
 		e.s.h.effectCount.Add(-1)
-		e.err = e.s.h.callDisposer(ctx, e.label, e.fn)
+		err = e.s.h.callDisposer(ctx, e.label, e.fn)
 	})
-	return e.err
+	return err
 }
 
 // dispose is the Disposer handed to callers: it removes the effect from its
