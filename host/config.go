@@ -33,6 +33,11 @@ type Validator interface {
 // silently. Integral floats (7.0, as JSON decodes 7) fill integer fields; a
 // string fills a time.Duration field through time.ParseDuration. The result is
 // a C value; the error is a *ConfigError listing every issue with its key path.
+//
+// A top-level field may carry an `invalid:"..."` tag: a value of the wrong
+// type for it is then reported with that text instead of the decoder's, so a
+// plugin's documented load-time message (e.g. `toolfs: readLimit must be a
+// positive integer`, contract §6.1) covers 2.5 and "x" as well as 0.
 func (p *Plugin) DecodeConfig(raw any) (any, error) {
 	cfg, issues := p.decode(raw)
 	if len(issues) == 0 {
@@ -74,7 +79,7 @@ func (p *Plugin) decode(raw any) (any, []ConfigIssue) {
 		return nil, []ConfigIssue{{Problem: err.Error()}}
 	}
 	if err := dec.Decode(raw); err != nil {
-		return nil, decodeIssues(err)
+		return nil, withFieldMessages(p.configType, decodeIssues(err))
 	}
 	return out.Elem().Interface(), nil
 }
@@ -144,6 +149,23 @@ func decodeIssues(err error) []ConfigIssue {
 	}
 	walk(err)
 	sort.SliceStable(issues, func(i, j int) bool { return issues[i].Path < issues[j].Path })
+	return issues
+}
+
+// withFieldMessages replaces the problem of an issue on a top-level field
+// that has an `invalid` tag by the tag's text.
+func withFieldMessages(t reflect.Type, issues []ConfigIssue) []ConfigIssue {
+	if t.Kind() != reflect.Struct {
+		return issues
+	}
+	for i, is := range issues {
+		for f := range t.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if msg := f.Tag.Get("invalid"); msg != "" && name == is.Path {
+				issues[i].Problem = msg
+			}
+		}
+	}
 	return issues
 }
 
