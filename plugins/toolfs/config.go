@@ -1,0 +1,54 @@
+package toolfs
+
+import (
+	"github.com/dsh-go/dsh/host"
+)
+
+// Config is the toolfs plugin's config (contract §6.1). Every value must be
+// an integer of at least 1; otherwise loading fails with
+// `toolfs: <key> must be a positive integer`, the first failing key in
+// declaration order.
+type Config struct {
+	// ListMaxEntries is the most entries one `list` page shows. Default 200.
+	ListMaxEntries int `json:"listMaxEntries" invalid:"toolfs: listMaxEntries must be a positive integer"`
+	// ReadLimit is both the default and the maximum `limit` of `read`, in
+	// lines. Default 2000.
+	ReadLimit int `json:"readLimit" invalid:"toolfs: readLimit must be a positive integer"`
+	// ReadMaxLineLength is how many UTF-16 code units of each line `read`
+	// keeps before truncating it (contract §6.7.4). Default 2000.
+	ReadMaxLineLength int `json:"readMaxLineLength" invalid:"toolfs: readMaxLineLength must be a positive integer"`
+	// ReadMaxBytes caps the UTF-8 bytes of the line texts one `read` returns
+	// (contract §6.7.3). Default 51200.
+	ReadMaxBytes int `json:"readMaxBytes" invalid:"toolfs: readMaxBytes must be a positive integer"`
+	// ReadStreamMinSize is the file size, in bytes, from which `read` streams
+	// the file instead of reading it whole; results are identical either
+	// way. Default 10485760 (10 MiB).
+	ReadStreamMinSize int64 `json:"readStreamMinSize" invalid:"toolfs: readStreamMinSize must be a positive integer"`
+}
+
+// DefaultConfig returns the defaults of contract §6.1.
+func DefaultConfig() Config {
+	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760}
+}
+
+// Validate checks every value is at least 1, in the order of contract §6.1,
+// and reports the first failure as `toolfs: <key> must be a positive
+// integer`.
+func (c Config) Validate() error {
+	checks := []struct {
+		key   string
+		value int64
+	}{
+		{"listMaxEntries", int64(c.ListMaxEntries)},
+		{"readLimit", int64(c.ReadLimit)},
+		{"readMaxLineLength", int64(c.ReadMaxLineLength)},
+		{"readMaxBytes", int64(c.ReadMaxBytes)},
+		{"readStreamMinSize", c.ReadStreamMinSize},
+	}
+	for _, ch := range checks {
+		if ch.value < 1 {
+			return &host.ConfigError{Plugin: "toolfs", Issues: []host.ConfigIssue{{Path: ch.key, Problem: "toolfs: " + ch.key + " must be a positive integer"}}}
+		}
+	}
+	return nil
+}
