@@ -53,7 +53,7 @@ func (i *Instance) Err() error {
 func (i *Instance) Missing() []string {
 	i.h.mu.RLock()
 	defer i.h.mu.RUnlock()
-	return append([]string(nil), i.missing...)
+	return i.h.pendingMissingLocked(i)
 }
 
 // Config returns the validated config of the current (or next) activation,
@@ -79,7 +79,7 @@ func (i *Instance) Scope() *Scope {
 func (i *Instance) Wait(ctx context.Context) error {
 	for {
 		i.h.mu.RLock()
-		st, err, ch, missing := i.state, i.err, i.changed, i.missing
+		st, err, ch, missing := i.state, i.err, i.changed, i.h.pendingMissingLocked(i)
 		i.h.mu.RUnlock()
 		switch st {
 		case StateActive:

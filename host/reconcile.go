@@ -52,6 +52,17 @@ func (h *Host) missingLocked(inst *Instance) []string {
 	return missing
 }
 
+// pendingMissingLocked returns what a PENDING inst waits for now, or nil
+// in any other state. It is computed, not cached: a dependent sent back to
+// PENDING, or one whose services appear one by one, must not report a stale
+// list.
+func (h *Host) pendingMissingLocked(inst *Instance) []string {
+	if inst.state != StatePending {
+		return nil
+	}
+	return h.missingLocked(inst)
+}
+
 // start loads inst if it is PENDING and its services are ready, looping
 // while the load turns out stale.
 func (h *Host) start(ctx context.Context, inst *Instance) {

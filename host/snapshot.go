@@ -45,13 +45,10 @@ func (h *Host) Snapshot() []InstanceInfo {
 		if x.parent != nil {
 			parent = x.parent.inst.id
 		}
-		missing := x.missing
-		if x.state == StatePending && len(missing) == 0 {
-			missing = h.missingLocked(x)
-		}
+		missing := h.pendingMissingLocked(x)
 		out = append(out, InstanceInfo{
 			ID: x.id, Parent: parent, Plugin: x.plugin.name, State: x.state, Err: x.err,
-			Missing: append([]string(nil), missing...), Injects: x.plugin.Injects(),
+			Missing: missing, Injects: x.plugin.Injects(),
 			Optional: x.plugin.OptionalServices(), Provides: provides,
 		})
 	}
