@@ -1,0 +1,184 @@
+package toolfs
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// numbered returns "line1\n…lineN\n".
+func numbered(n int, change map[int]string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if c, ok := change[i]; ok {
+			b.WriteString(c)
+		} else {
+			b.WriteString("line" + strconv.Itoa(i))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sides returns the hunks as {oldText|null, newText} JSON for comparison.
+func sides(t *testing.T, hunks []diffHunk) string {
+	t.Helper()
+	b, err := json.Marshal(hunks)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestDiffHunks(t *testing.T) {
+	tests := []struct {
+		name   string
+		before string
+		after  string
+		want   string
+	}{
+		{"identical texts give []", "a\nb\n", "a\nb\n", `[]`},
+		{"empty texts give []", "", "", `[]`},
+		{"one change in 8 lines has 3 lines of context each side (§6.10)", numbered(8, nil), numbered(8, map[int]string{4: "CHANGED"}),
+			`[{"path":"f.txt","oldText":"line1\nline2\nline3\nline4\nline5\nline6\nline7","newText":"line1\nline2\nline3\nCHANGED\nline5\nline6\nline7"}]`},
+		{"line 10 of 20 gives 7 lines per side from line7 (§6.10)", numbered(20, nil), numbered(20, map[int]string{10: "X"}),
+			`[{"path":"f.txt","oldText":"line7\nline8\nline9\nline10\nline11\nline12\nline13","newText":"line7\nline8\nline9\nX\nline11\nline12\nline13"}]`},
+		{"lines 3 and 16 of 20 are two hunks (§6.10)", numbered(20, nil), numbered(20, map[int]string{3: "A", 16: "B"}),
+			`[{"path":"f.txt","oldText":"line1\nline2\nline3\nline4\nline5\nline6","newText":"line1\nline2\nA\nline4\nline5\nline6"},` +
+				`{"path":"f.txt","oldText":"line13\nline14\nline15\nline16\nline17\nline18\nline19","newText":"line13\nline14\nline15\nB\nline17\nline18\nline19"}]`},
+		{"6 unchanged lines between changes share a hunk", numbered(20, nil), numbered(20, map[int]string{5: "A", 12: "B"}),
+			`[{"path":"f.txt","oldText":"line2\nline3\nline4\nline5\nline6\nline7\nline8\nline9\nline10\nline11\nline12\nline13\nline14\nline15","newText":"line2\nline3\nline4\nA\nline6\nline7\nline8\nline9\nline10\nline11\nB\nline13\nline14\nline15"}]`},
+		{"7 unchanged lines between changes make two hunks", numbered(20, nil), numbered(20, map[int]string{5: "A", 13: "B"}),
+			`[{"path":"f.txt","oldText":"line2\nline3\nline4\nline5\nline6\nline7\nline8","newText":"line2\nline3\nline4\nA\nline6\nline7\nline8"},` +
+				`{"path":"f.txt","oldText":"line10\nline11\nline12\nline13\nline14\nline15\nline16","newText":"line10\nline11\nline12\nB\nline14\nline15\nline16"}]`},
+		{"a pure insertion into an empty file has oldText null (§6.10)", "", "brand new\n", `[{"path":"f.txt","oldText":null,"newText":"brand new"}]`},
+		{"deleting everything gives newText \"\" (§6.10)", "gone\n", "", `[{"path":"f.txt","oldText":"gone","newText":""}]`},
+		{"no-newline markers are dropped (§6.10)", "x", "y", `[{"path":"f.txt","oldText":"x","newText":"y"}]`},
+		{"a final newline gained is a change of the last line", "a\nb", "a\nb\n", `[{"path":"f.txt","oldText":"a\nb","newText":"a\nb"}]`},
+		{"an empty line inserted into an empty file", "", "\n", `[{"path":"f.txt","oldText":null,"newText":""}]`},
+		{"an empty line removed leaves oldText \"\"", "\n", "", `[{"path":"f.txt","oldText":"","newText":""}]`},
+		{"an insertion with context has an oldText", "a\nb\n", "a\nx\nb\n", `[{"path":"f.txt","oldText":"a\nb","newText":"a\nx\nb"}]`},
+		{"a rewrite keeps BOM-free LF sides (E26)", "a\nb\n", "x\ny\n", `[{"path":"f.txt","oldText":"a\nb","newText":"x\ny"}]`},
+		{"an edit in a two-line file (E30)", "mode=DEBUG\nlevel=info\n", "mode=RELEASE\nlevel=info\n", `[{"path":"f.txt","oldText":"mode=DEBUG\nlevel=info","newText":"mode=RELEASE\nlevel=info"}]`},
+		{"a CR is ordinary line content", "a\r\nb\n", "a\nb\n", `[{"path":"f.txt","oldText":"a\r\nb","newText":"a\nb"}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.JSONEq(t, tc.want, sides(t, diffHunks("f.txt", tc.before, tc.after)))
+		})
+	}
+}
+
+func TestDiffHunksKeepsTheRawPathArgument(t *testing.T) {
+	hunks := diffHunks("./sub/../w.txt", "a\n", "b\n")
+	require.Len(t, hunks, 1)
+	assert.Equal(t, "./sub/../w.txt", hunks[0].Path)
+}
+
+func TestDiffMeta(t *testing.T) {
+	before := "a\nb\n"
+	tests := []struct {
+		name   string
+		before *string
+		after  string
+		want   string
+	}{
+		{"a create has diffs [] (§6.8)", nil, "x\n", `{"diffs":[]}`},
+		{"an identical overwrite has diffs [] (§6.8)", &before, before, `{"diffs":[]}`},
+		{"an update of w.txt (E26)", &before, "x\ny\n", `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(newDiffMeta("w.txt", tc.before, tc.after))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(b))
+		})
+	}
+}
+
+// checkSpans asserts that the hunk spans of before→after tile both texts:
+// outside the spans the texts agree line for line, each span holds a
+// change, spans are ordered and separated by more than 2×diffContext
+// unchanged lines, and substituting the new side of every span into before
+// gives after.
+func checkSpans(t *testing.T, before, after string) {
+	t.Helper()
+	a, b := diffLines(before), diffLines(after)
+	spans := hunkSpans(a, b)
+	if before == after {
+		require.Empty(t, spans)
+		require.Equal(t, []diffHunk{}, diffHunks("p", before, after))
+		return
+	}
+	require.NotEmpty(t, spans)
+	var rebuilt []string
+	pa, pb := 0, 0
+	for i, sp := range spans {
+		require.LessOrEqual(t, pa, sp.oldLo)
+		require.LessOrEqual(t, pb, sp.newLo)
+		require.Equal(t, a[pa:sp.oldLo], b[pb:sp.newLo], "unchanged lines between hunks")
+		if i > 0 {
+			require.Greater(t, sp.oldLo-pa, 0, "hunks separated by at most 2×context lines are merged")
+		}
+		require.False(t, slices.Equal(a[sp.oldLo:sp.oldHi], b[sp.newLo:sp.newHi]), "a hunk holds a change")
+		// A hunk cut short of a text's edge shows exactly diffContext
+		// unchanged lines there, so with the gap above two hunks' changes are
+		// more than 2×diffContext lines apart.
+		if sp.oldLo > 0 || sp.newLo > 0 {
+			require.GreaterOrEqual(t, min(sp.oldHi-sp.oldLo, sp.newHi-sp.newLo), diffContext)
+			require.Equal(t, a[sp.oldLo:sp.oldLo+diffContext], b[sp.newLo:sp.newLo+diffContext], "leading context")
+		}
+		if sp.oldHi < len(a) || sp.newHi < len(b) {
+			require.GreaterOrEqual(t, min(sp.oldHi-sp.oldLo, sp.newHi-sp.newLo), diffContext)
+			require.Equal(t, a[sp.oldHi-diffContext:sp.oldHi], b[sp.newHi-diffContext:sp.newHi], "trailing context")
+		}
+		rebuilt = append(rebuilt, b[pb:sp.newLo]...)
+		rebuilt = append(rebuilt, b[sp.newLo:sp.newHi]...)
+		pa, pb = sp.oldHi, sp.newHi
+	}
+	require.Equal(t, a[pa:], b[pb:], "unchanged tail")
+	rebuilt = append(rebuilt, b[pb:]...)
+	require.Equal(t, after, strings.Join(rebuilt, ""))
+
+	hunks := diffHunks("p", before, after)
+	require.Len(t, hunks, len(spans))
+	for i, h := range hunks {
+		sp := spans[i]
+		require.Equal(t, sp.oldHi == sp.oldLo, h.OldText == nil, "oldText is null exactly when the old side is empty")
+		// Each side is its lines joined with "\n", without a trailing newline.
+		if sp.newHi > sp.newLo {
+			require.Len(t, strings.Split(h.NewText, "\n"), sp.newHi-sp.newLo)
+		} else {
+			require.Empty(t, h.NewText)
+		}
+		if h.OldText != nil {
+			require.Len(t, strings.Split(*h.OldText, "\n"), sp.oldHi-sp.oldLo)
+		}
+	}
+}
+
+func FuzzDiff(f *testing.F) {
+	f.Add(numbered(20, nil), numbered(20, map[int]string{3: "A", 16: "B"}))
+	f.Add("", "brand new\n")
+	f.Add("gone\n", "")
+	f.Add("x", "y")
+	f.Add("a\nb", "a\nb\n")
+	f.Add("a\na\na\nb\na\na\n", "a\nb\na\na\na\na\n")
+	f.Fuzz(checkSpans)
+}
+
+func TestDiffSpansProperty(t *testing.T) {
+	for i, pair := range [][2]string{
+		{numbered(40, nil), numbered(40, map[int]string{1: "x", 9: "y", 16: "z", 40: "w"})},
+		{"a\na\na\nb\na\na\n", "a\nb\na\na\na\na\n"},
+		{"\n\n\n", "\n\n"},
+		{"a", "a\n"},
+	} {
+		t.Run("pair "+strconv.Itoa(i)+" tiles both texts", func(t *testing.T) {
+			checkSpans(t, pair[0], pair[1])
+		})
+	}
+}

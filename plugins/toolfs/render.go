@@ -1,0 +1,145 @@
+package toolfs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// renderList returns the text of a list result (contract §6.6.4): the
+// envelope with `<path>` through renderName, then one line per entry (its
+// rendered name and the suffix `/` for a directory, nothing for a file, `@`
+// for other, outside any quotes), an empty line and the footer; an empty page
+// shows the footer alone.
+func renderList(p listPage) string {
+	var b strings.Builder
+	b.WriteString("<path>")
+	b.WriteString(renderName(p.Path))
+	b.WriteString("</path>\n<type>directory</type>\n<content>\n")
+	for _, e := range p.Entries {
+		b.WriteString(e.renderedName())
+		switch e.Type {
+		case fsapi.TypeDirectory:
+			b.WriteByte('/')
+		case fsapi.TypeFile:
+		default:
+			b.WriteByte('@')
+		}
+		b.WriteByte('\n')
+	}
+	if len(p.Entries) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(listFooter(p))
+	b.WriteString("\n</content>")
+	return b.String()
+}
+
+// listFooter returns the footer of a list page, first match wins (contract
+// §6.6.4): `(Empty directory)`; the "Showing entries" form when the offset is
+// above 1 or the page is shorter than the listing; else `(<N> entry: …)` or
+// `(<N> entries: …)`.
+func listFooter(p listPage) string {
+	total := p.TotalEntries
+	if total == 0 {
+		return "(Empty directory)"
+	}
+	end := 0
+	if len(p.Entries) > 0 {
+		end = p.Offset + len(p.Entries) - 1
+	}
+	comp := composition(p.Counts)
+	if p.Offset > 1 || len(p.Entries) < total {
+		s := "(Showing entries " + strconv.Itoa(p.Offset) + "-" + strconv.Itoa(end) + " of " + strconv.Itoa(total) + ": " + comp + "."
+		if end < total {
+			return s + " Use offset=" + strconv.Itoa(end+1) + " to continue.)"
+		}
+		return s + ")"
+	}
+	return "(" + plural(total, "entry", "entries") + ": " + comp + ")"
+}
+
+// composition spells the counts of a listing: `<d> directory|directories,
+// <f> file|files`, then `, <o> other` when o > 0 (never pluralised).
+// Contract §6.6.4.
+func composition(c entryCounts) string {
+	s := plural(c.Directories, "directory", "directories") + ", " + plural(c.Files, "file", "files")
+	if c.Other > 0 {
+		s += ", " + strconv.Itoa(c.Other) + " other"
+	}
+	return s
+}
+
+// plural returns "<n> <one>" when n is exactly 1, else "<n> <many>".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// renderRead returns the text of a read result (contract §6.7.5). limit is
+// the call's limit, or readLimit when none was given; it decides whether the
+// window is reported as capped. The display path is shown with only the
+// [D11] replacement of invalid bytes, never quoted.
+func renderRead(v readValue, limit int) string {
+	var b strings.Builder
+	b.WriteString("<path>")
+	b.WriteString(fsapi.Display(v.Path))
+	b.WriteString("</path>\n<type>file</type>\n<content>\n")
+	for i, l := range v.Lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strconv.Itoa(l.Number))
+		b.WriteString(": ")
+		b.WriteString(l.Text)
+	}
+	if len(v.Lines) > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString(readFooter(v, limit))
+	b.WriteString("\n</content>")
+	return b.String()
+}
+
+// readFooter returns the footer of a read window, first match wins (contract
+// §6.7.5). endLine is the last line's number, or max(0, offset−1) when there
+// are none; the window is capped when it holds fewer than limit lines and
+// endLine < totalLines.
+func readFooter(v readValue, limit int) string {
+	endLine := max(0, v.Offset-1)
+	if n := len(v.Lines); n > 0 {
+		endLine = v.Lines[n-1].Number
+	}
+	off, end, next := strconv.Itoa(v.Offset), strconv.Itoa(endLine), strconv.Itoa(endLine+1)
+	switch {
+	case len(v.Lines) < limit && endLine < v.TotalLines:
+		return "(Output capped. Showing lines " + off + "-" + end + ". Use offset=" + next + " to continue.)"
+	case endLine < v.TotalLines:
+		return "(Showing lines " + off + "-" + end + " of " + strconv.Itoa(v.TotalLines) + ". Use offset=" + next + " to continue.)"
+	}
+	return "(End of file - total " + strconv.Itoa(v.TotalLines) + " lines)"
+}
+
+// renderWrite returns the text of a write result: five lines saying
+// `Created file` or `Updated file`; the content is never echoed (contract
+// §6.8 Rendering).
+func renderWrite(displayPath string, op fsapi.Operation) string {
+	what := "Created file"
+	if op == fsapi.OperationUpdate {
+		what = "Updated file"
+	}
+	return "<path>" + fsapi.Display(displayPath) + "</path>\n<type>file</type>\n<content>\n" + what + "\n</content>"
+}
+
+// renderEdit returns the text of an edit result (contract §6.9 Rendering).
+// replaceAll is the replace_all argument: it decides the wording even when
+// there was only one occurrence.
+func renderEdit(displayPath string, replaceAll bool) string {
+	if replaceAll {
+		return "The file " + fsapi.Display(displayPath) + " has been updated. All occurrences were successfully replaced."
+	}
+	return "The file " + fsapi.Display(displayPath) + " has been updated successfully."
+}
