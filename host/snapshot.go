@@ -55,6 +55,16 @@ func (h *Host) Snapshot() []InstanceInfo {
 	return out
 }
 
+// Instance returns the live instance with the given ID, or nil.
+func (h *Host) Instance(id string) *Instance {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if x := h.findLocked(id); x != nil && x != h.root {
+		return x
+	}
+	return nil
+}
+
 // BootError is the result of a failed boot audit (host §3.6): each FAILED
 // instance with its error and each instance that is not ACTIVE with what it
 // waits for. dshhost exits 2 on it.
