@@ -21,6 +21,10 @@ type Deployment struct {
 	// and the cwd and confinement root of every fslocal entry that leaves
 	// them unset (contract §3.10).
 	Workspace string
+	// WorkspaceFrom says who chose the workspace: "flag", "env", "file" or
+	// "default" (the working directory). dshhost serve treats only the
+	// default as a guess it may refine from the client's roots.
+	WorkspaceFrom string
 	// Entries are the plugin entries in file order, disabled ones included.
 	Entries []Entry
 }

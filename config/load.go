@@ -38,6 +38,9 @@ type Options struct {
 	// Environ is the environment to read `DSH_` variables from; nil means
 	// os.Environ().
 	Environ []string
+	// Dir is the working directory: the default workspace and the base of a
+	// relative Workspace; empty means the process working directory.
+	Dir string
 	// Lookup finds plugins by name; nil means host.Lookup (the
 	// compile-time registry).
 	Lookup func(name string) (*host.Plugin, bool)
@@ -97,7 +100,7 @@ func Load(opts Options) (*Deployment, error) {
 	envWorkspace := l.loadEnv(k)
 	l.loadFlags(k)
 	dep := &Deployment{Source: l.source}
-	dep.Workspace = l.workspace(fileWorkspace, envWorkspace)
+	dep.Workspace, dep.WorkspaceFrom = l.workspace(fileWorkspace, envWorkspace)
 	for _, e := range l.entries {
 		dep.Entries = append(dep.Entries, l.decodeEntry(k, e, dep.Workspace))
 	}
@@ -311,30 +314,28 @@ func (l *loader) originOf(id, key string) string {
 }
 
 // workspace picks the workspace: --workspace, else DSH_WORKSPACE, else the
-// file's `workspace` (relative to the file's directory), else the process
-// working directory; always absolute.
-func (l *loader) workspace(fromFile, fromEnv string) string {
-	ws, base := l.opts.Workspace, ""
+// file's `workspace` (relative to the file's directory), else Dir; always
+// absolute (relative flag and env values are taken against Dir).
+func (l *loader) workspace(fromFile, fromEnv string) (string, string) {
+	ws, base, from := l.opts.Workspace, l.opts.Dir, "flag"
 	switch {
 	case ws != "":
 	case fromEnv != "":
-		ws = fromEnv
+		ws, from = fromEnv, "env"
 	case fromFile != "":
-		ws = fromFile
-		if l.opts.File != "" {
-			base = filepath.Dir(l.opts.File)
-		}
+		ws, from = fromFile, "file"
+		base = filepath.Dir(l.opts.File)
 	default:
-		ws = "."
+		ws, from = ".", "default"
 	}
 	if !filepath.IsAbs(ws) && base != "" {
 		ws = filepath.Join(base, ws)
 	}
 	abs, err := filepath.Abs(ws)
 	if err != nil {
-		return ws
+		return ws, from
 	}
-	return abs
+	return abs, from
 }
 
 // keyFor finds the entry key matching name: exactly, else ignoring case

@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// deployment loads the deployment the flags describe.
+func (c *common) deployment(env Env) (*config.Deployment, error) {
+	file := c.config
+	if file != "" && !filepath.IsAbs(file) && env.Dir != "" {
+		file = filepath.Join(env.Dir, file)
+	}
+	dep, err := config.Load(config.Options{File: file, Workspace: c.workspace, Dir: env.Dir,
+		Disable: c.disable, Set: c.set, Environ: env.Environ})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.applyPolicy(dep); err != nil {
+		return nil, err
+	}
+	return dep, nil
+}
+
+// applyPolicy applies `run --policy on|off` to the fspolicy entries,
+// adding one when on and none exists.
+func (c *common) applyPolicy(dep *config.Deployment) error {
+	switch c.policy {
+	case "":
+		return nil
+	case "on", "off":
+	default:
+		return fmt.Errorf("--policy must be on or off, not %q", c.policy)
+	}
+	found := false
+	for i := range dep.Entries {
+		if dep.Entries[i].Name == "fspolicy" {
+			dep.Entries[i].Disabled = c.policy == "off"
+			found = true
+		}
+	}
+	if !found && c.policy == "on" {
+		p, ok := host.Lookup("fspolicy")
+		if !ok {
+			return errors.New("--policy on: no fspolicy plugin is registered in this binary")
+		}
+		cfg, err := p.DecodeConfig(nil)
+		if err != nil {
+			return err
+		}
+		dep.Entries = append(dep.Entries, config.Entry{ID: "fspolicy", Name: "fspolicy", Plugin: p, Config: cfg})
+	}
+	return nil
+}
+
+// runtime is a booted deployment.
+type runtime struct {
+	host *host.Host
+	reg  *tools.Registry
+	dep  *config.Deployment
+	log  *slog.Logger
+}
+
+// boot mounts the tool registry (unless the deployment lists `tools`) and
+// every enabled entry in order, then audits: every enabled plugin must be
+// ACTIVE (host §3.6). On failure everything is disposed again and the
+// *host.BootError is returned.
+func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
+	h := host.New(host.WithLogger(log))
+	listed := false
+	for _, e := range dep.Entries {
+		if e.Name == tools.Plugin.Name() {
+			listed = true
+			if e.Disabled {
+				return nil, fmt.Errorf("plugin entry %q: the tool registry is infrastructure and cannot be disabled", e.ID)
+			}
+		}
+	}
+	if !listed {
+		if _, err := h.Plugin(ctx, tools.Plugin, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range dep.Enabled() {
+		if _, err := h.Plugin(ctx, e.Plugin, e.Config, host.ID(e.ID)); err != nil {
+			shutdown(h, log)
+			return nil, err
+		}
+	}
+	if err := h.Audit(); err != nil {
+		shutdown(h, log)
+		return nil, err
+	}
+	reg, ok := tools.Key.Get(h.Root())
+	if !ok {
+		shutdown(h, log)
+		return nil, errors.New("the tool registry is not available")
+	}
+	return &runtime{host: h, reg: reg, dep: dep, log: log}, nil
+}
+
+// shutdown disposes every plugin, logging disposer failures.
+func shutdown(h *host.Host, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		log.Error("shutdown", "err", err)
+	}
+}
+
+func (r *runtime) close() { shutdown(r.host, r.log) }
+
+// session returns a fresh session in the workspace: every CLI invocation
+// is one session.
+func (r *runtime) session() *tools.Session {
+	return &tools.Session{ID: "cli-" + uuid.NewString(), Cwd: r.dep.Workspace}
+}
+
+// start loads the deployment and boots it, reporting failures on stderr.
+// It returns the exit code to use when it fails.
+func start(ctx context.Context, env Env, c *common, level slog.Level) (*runtime, int) {
+	log, err := c.logger(env, level)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return nil, 2
+	}
+	dep, err := c.deployment(env)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return nil, 2
+	}
+	rt, err := boot(ctx, dep, log)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return nil, 2
+	}
+	return rt, 0
+}

@@ -1,0 +1,131 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+)
+
+// listTools prints the tools' schemas as a JSON array: name, description,
+// parameters and outputSchema (byte for byte as the model gets them) and
+// the annotations.
+func listTools(ctx context.Context, env Env, c *common, _ []string) int {
+	rt, code := start(ctx, env, c, slog.LevelWarn)
+	if rt == nil {
+		return code
+	}
+	defer rt.close()
+	type toolJSON struct {
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		Parameters   json.RawMessage `json:"parameters"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+		ReadOnly     bool            `json:"readOnly"`
+		Destructive  bool            `json:"destructive"`
+	}
+	var out []toolJSON
+	for _, t := range rt.reg.Tools() {
+		out = append(out, toolJSON{t.Name, t.Description, t.Parameters, t.Output, t.ReadOnly, t.Destructive})
+	}
+	return printJSON(env, out)
+}
+
+// printPrompt prints the assembled prompt sections.
+func printPrompt(ctx context.Context, env Env, c *common, _ []string) int {
+	rt, code := start(ctx, env, c, slog.LevelWarn)
+	if rt == nil {
+		return code
+	}
+	defer rt.close()
+	fmt.Fprintln(env.Stdout, rt.reg.Prompt())
+	return 0
+}
+
+// listPlugins prints every plugin instance: a table, or JSON with --json.
+// It reports the state the boot reached; a failed boot still prints it and
+// exits 2.
+func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
+	rt, code := start(ctx, env, c, slog.LevelWarn)
+	if rt == nil {
+		return code
+	}
+	defer rt.close()
+	type pluginJSON struct {
+		ID       string   `json:"id"`
+		Name     string   `json:"name"`
+		State    string   `json:"state"`
+		Provides []string `json:"provides"`
+		Injects  []string `json:"injects"`
+		Error    string   `json:"error,omitempty"`
+	}
+	var out []pluginJSON
+	for _, x := range rt.host.Snapshot() {
+		p := pluginJSON{ID: x.ID, Name: x.Plugin, State: x.State.String(), Provides: nonNil(x.Provides), Injects: nonNil(x.Injects)}
+		if x.Err != nil {
+			p.Error = x.Err.Error()
+		}
+		out = append(out, p)
+	}
+	if c.json {
+		return printJSON(env, out)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tERROR")
+	for _, p := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Name, p.State, dash(p.Provides), dash(p.Injects), p.Error)
+	}
+	tw.Flush()
+	return 0
+}
+
+// printConfig prints the effective deployment as JSON that is itself a
+// valid deployment file.
+func printConfig(_ context.Context, env Env, c *common, _ []string) int {
+	dep, err := c.deployment(env)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	type entryJSON struct {
+		ID       string `json:"id"`
+		Name     string `json:"name"`
+		Disabled bool   `json:"disabled"`
+		Config   any    `json:"config"`
+	}
+	out := struct {
+		Workspace string      `json:"workspace"`
+		Plugins   []entryJSON `json:"plugins"`
+	}{Workspace: dep.Workspace}
+	for _, e := range dep.Entries {
+		out.Plugins = append(out.Plugins, entryJSON{e.ID, e.Name, e.Disabled, e.Config})
+	}
+	return printJSON(env, out)
+}
+
+func printJSON(env Env, v any) int {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	return 0
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func dash(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}

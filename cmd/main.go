@@ -1,0 +1,167 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/dsh-go/dsh/host"
+)
+
+// Version is the dshhost version printed by --version; release builds set
+// it with -ldflags "-X github.com/dsh-go/dsh/cmd.Version=...".
+var Version = "0.1.0-dev"
+
+// Env is what a command reads and writes besides its arguments; tests
+// substitute it. Zero fields mean the process's own.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Environ is the environment (for DSH_ variables); nil means
+	// os.Environ().
+	Environ []string
+	// Dir is the working directory used as the default workspace; empty
+	// means the process's.
+	Dir string
+}
+
+func (e *Env) fill() {
+	if e.Stdin == nil {
+		e.Stdin = os.Stdin
+	}
+	if e.Stdout == nil {
+		e.Stdout = os.Stdout
+	}
+	if e.Stderr == nil {
+		e.Stderr = os.Stderr
+	}
+	if e.Environ == nil {
+		e.Environ = os.Environ()
+	}
+}
+
+// Main runs dshhost with args (without the program name) on the process's
+// stdio and returns the exit code. plugins are registered in addition to
+// those registered by the binary's imports (a custom binary may pass its own
+// here instead of registering them in init).
+func Main(args []string, plugins ...*host.Plugin) int {
+	for _, p := range plugins {
+		if _, ok := host.Lookup(p.Name()); !ok {
+			host.Register(p)
+		}
+	}
+	return Run(context.Background(), Env{}, args)
+}
+
+// command is one subcommand.
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, env Env, c *common, rest []string) int
+	extra               func(fs *flag.FlagSet, c *common)
+}
+
+var commands = []command{
+	{name: "serve", summary: "serve the tools to an MCP client over stdio", run: serve},
+	{name: "call", args: "TOOL JSON", summary: "run one tool call and print its text (exit 1 on a tool error)", run: call},
+	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one session, one JSON line per call", run: runScript,
+		extra: func(fs *flag.FlagSet, c *common) {
+			fs.StringVar(&c.policy, "policy", "", "`on|off`: mount or disable the fspolicy entry, whatever the config says")
+		}},
+	{name: "tools", summary: "print the tools' schemas as JSON", run: listTools},
+	{name: "prompt", summary: "print the assembled prompt sections", run: printPrompt},
+	{name: "plugins", summary: "print each plugin instance: id, name, state, provides, injects, error", run: listPlugins,
+		extra: func(fs *flag.FlagSet, c *common) { fs.BoolVar(&c.json, "json", false, "print JSON instead of a table") }},
+	{name: "config", summary: "print the effective deployment after files, env and flags", run: printConfig},
+}
+
+// Run runs dshhost with args in env and returns the exit code.
+func Run(ctx context.Context, env Env, args []string) int {
+	env.fill()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(env.Stdout, "dshhost", Version)
+		return 0
+	}
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(env.Stderr, "dshhost: unknown command %q\n\n", args[0])
+		usage(env.Stderr)
+		return 2
+	}
+	cmd := commands[i]
+	fs := flag.NewFlagSet("dshhost "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	c := &common{}
+	c.register(fs)
+	if cmd.extra != nil {
+		cmd.extra(fs, c)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: dshhost %s [flags] %s\n\n%s.\n\nflags:\n", cmd.name, cmd.args, cmd.summary)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(env.Stdout)
+			fs.Usage()
+			return 0
+		}
+		return 2
+	}
+	return cmd.run(ctx, env, c, fs.Args())
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "dshhost runs the dsh filesystem tools (list, read, write, edit) for AI agents.")
+	fmt.Fprintln(w, "\nusage: dshhost COMMAND [flags] [args]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nEvery command takes --config FILE, --workspace DIR, --disable ID and --set ID.key=value,")
+	fmt.Fprintln(w, "before its positional arguments. 'dshhost COMMAND --help' describes one command;")
+	fmt.Fprintln(w, "'dshhost --version' prints the version. Configuration: docs/configuration.md.")
+}
+
+// common holds the flags every command takes.
+type common struct {
+	config, workspace, logLevel, policy string
+	disable, set                        listFlag
+	json                                bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "deployment `FILE` (.yaml, .yml, .json or .toml); default: the embedded deployment")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace `DIR` (default: DSH_WORKSPACE, the config's workspace, or the current directory)")
+	fs.Var(&c.disable, "disable", "disable the plugin entry with this `ID` (repeatable)")
+	fs.Var(&c.set, "set", "override one config key, `ID.key=value`, value read as YAML (repeatable)")
+	fs.StringVar(&c.logLevel, "log-level", "", "log `level` on stderr: debug, info, warn or error (default warn; info for serve)")
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// logger returns the stderr logger at the chosen level.
+func (c *common) logger(env Env, fallback slog.Level) (*slog.Logger, error) {
+	level := fallback
+	if c.logLevel != "" {
+		if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+			return nil, fmt.Errorf("--log-level: %w", err)
+		}
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})), nil
+}

@@ -1,0 +1,194 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/mcpserver"
+)
+
+// serve runs `dshhost serve`: the deployment's tools over MCP on stdio
+// until the client disconnects (EOF) or SIGINT/SIGTERM, then disposes every
+// plugin. Logs go to stderr only.
+//
+// The workspace is --workspace (or DSH_WORKSPACE, or the config file's);
+// otherwise the client's first MCP root when it offers roots, otherwise the
+// working directory. A working directory that is / or the user's home is
+// never used as a guess (MCP clients often start servers there): until the
+// client names a root, calls fail with an error saying to pass --workspace.
+func serve(ctx context.Context, env Env, c *common, rest []string) int {
+	if len(rest) != 0 {
+		fmt.Fprintln(env.Stderr, "usage: dshhost serve [flags]")
+		return 2
+	}
+	log, err := c.logger(env, slog.LevelInfo)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	dep, err := c.deployment(env)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
+	if !ws.settled && refusedGuess(dep.Workspace) {
+		// Boot on an empty private directory so tools/list and the
+		// instructions exist; calls are refused until a root arrives.
+		tmp, err := os.MkdirTemp("", "dshhost-unset-workspace-")
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "dshhost:", err)
+			return 2
+		}
+		defer os.RemoveAll(tmp)
+		ws.refused, ws.dir = dep.Workspace, tmp
+		if dep, err = c.deploymentIn(env, tmp); err != nil {
+			fmt.Fprintln(env.Stderr, "dshhost:", err)
+			return 2
+		}
+	}
+	rt, err := boot(ctx, dep, log)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	defer rt.close()
+	srv, err := mcpserver.New(rt.host.Root(), rt.reg, mcpserver.Options{
+		Name: "dshhost", Version: Version, Logger: log,
+		Cwd:   ws.current,
+		Ready: ws.ready,
+		OnInitialized: func(ctx context.Context, ss *mcp.ServerSession) {
+			if dir, ok := firstRoot(ctx, ss); ok {
+				if err := ws.retarget(ctx, rt, c, env, dir); err != nil {
+					log.Error("cannot use the client's root as the workspace", "root", dir, "err", err)
+				}
+			}
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		return 2
+	}
+	log.Info("serving MCP on stdio", "workspace", ws.current(), "tools", len(rt.reg.Tools()))
+	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		log.Error("mcp server stopped", "err", err)
+	}
+	log.Info("shutting down")
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// refusedGuess reports whether dir is / or the user's home directory.
+func refusedGuess(dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	home, err := os.UserHomeDir()
+	return err == nil && filepath.Clean(home) == filepath.Clean(dir)
+}
+
+// deploymentIn loads the deployment with dir as the workspace.
+func (c *common) deploymentIn(env Env, dir string) (*config.Deployment, error) {
+	cc := *c
+	cc.workspace = dir
+	return cc.deployment(env)
+}
+
+// workspace is serve's current workspace.
+type workspace struct {
+	mu      sync.Mutex
+	dir     string
+	settled bool   // chosen by flag, env or file: never retargeted
+	refused string // the refused guess, until a root arrives
+}
+
+func (w *workspace) current() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dir
+}
+
+func (w *workspace) ready() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.refused != "" {
+		return fmt.Errorf("dshhost has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", w.refused)
+	}
+	return nil
+}
+
+// retarget makes dir the workspace unless one was chosen explicitly or a
+// root was already taken: every entry whose config depends on the workspace
+// is updated (fslocal restarts, and toolfs with it).
+func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env Env, dir string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.settled {
+		return nil
+	}
+	w.settled = true
+	if dir == w.dir {
+		w.refused = ""
+		return nil
+	}
+	dep, err := c.deploymentIn(env, dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range dep.Enabled() {
+		old, ok := rt.dep.Entry(e.ID)
+		if !ok || reflect.DeepEqual(old.Config, e.Config) {
+			continue
+		}
+		if inst := rt.host.Instance(e.ID); inst != nil {
+			if err := inst.Update(ctx, e.Config); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rt.host.Audit(); err != nil {
+		return err
+	}
+	rt.dep, w.dir, w.refused = dep, dir, ""
+	rt.log.Info("workspace set from the client's first root", "workspace", dir)
+	return nil
+}
+
+// firstRoot asks the client for its roots and returns the first one as a
+// local directory.
+func firstRoot(ctx context.Context, ss *mcp.ServerSession) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
+	if err != nil || res == nil || len(res.Roots) == 0 {
+		return "", false
+	}
+	u, err := url.Parse(res.Roots[0].URI)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return "", false
+	}
+	if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return filepath.Clean(u.Path), true
+}
