@@ -1,6 +1,11 @@
 package toolfs
 
 import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -224,4 +229,87 @@ func TestRenderEdit(t *testing.T) {
 	assert.Equal(t, "The file /w/config.txt has been updated successfully.", renderEdit("/w/config.txt", false))
 	assert.Equal(t, "The file /w/a.txt has been updated. All occurrences were successfully replaced.", renderEdit("/w/a.txt", true))
 	assert.Equal(t, "The file /w/\uFFFD has been updated successfully.", renderEdit("/w/\xff", false))
+}
+
+// The read and list calls of the conformance cases that depend only on a
+// file's text or a directory's entries, extracted into testdata/conformance
+// by extract.py (W is /w; the provider's part, BOM removal and entry types,
+// is modelled there).
+
+type conformanceRead struct {
+	Name          string  `json:"name"`
+	Offset        float64 `json:"offset"`
+	Limit         int     `json:"limit"`
+	MaxLineLength int     `json:"maxLineLength"`
+	MaxBytes      int     `json:"maxBytes"`
+	TextB64       []byte  `json:"text_b64"`
+	Path          string  `json:"path"`
+	Expect        string  `json:"expect"`
+}
+
+type conformanceList struct {
+	Name    string  `json:"name"`
+	Offset  float64 `json:"offset"`
+	Max     int     `json:"max"`
+	Path    string  `json:"path"`
+	Entries []struct {
+		NameB64 []byte          `json:"name_b64"`
+		Type    fsapi.EntryType `json:"type"`
+	} `json:"entries"`
+	Expect string `json:"expect"`
+}
+
+// loadJSON decodes a testdata file into v.
+func loadJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "conformance", name))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, v))
+}
+
+func TestConformanceReadCalls(t *testing.T) {
+	var calls []conformanceRead
+	loadJSON(t, "read.json", &calls)
+	require.NotEmpty(t, calls)
+	for _, c := range calls {
+		t.Run(c.Name, func(t *testing.T) {
+			spec := windowSpec{Offset: c.Offset, Limit: c.Limit, MaxLineLength: c.MaxLineLength, MaxBytes: c.MaxBytes}
+			r := rand.New(rand.NewPCG(uint64(len(c.TextB64)), 1))
+			text := string(c.TextB64)
+			for _, parts := range [][]string{{text}, splitAt(text, randomCuts(r, text, 5))} {
+				v, err := scanWindow(chunks(parts...), spec, c.Path)
+				got := ""
+				if err != nil {
+					got = "Error: " + err.Error()
+				} else {
+					got = renderRead(v, c.Limit)
+				}
+				assert.Equal(t, c.Expect, got)
+			}
+		})
+	}
+}
+
+func TestConformanceListCalls(t *testing.T) {
+	var calls []conformanceList
+	loadJSON(t, "list.json", &calls)
+	require.NotEmpty(t, calls)
+	for _, c := range calls {
+		t.Run(c.Name, func(t *testing.T) {
+			var dir []fsapi.DirEntry
+			for _, e := range c.Entries {
+				dir = append(dir, fsapi.DirEntry{Name: string(e.NameB64), Type: e.Type})
+			}
+			// Providers hand over entries in any order; toolfs orders them.
+			slices.Reverse(dir)
+			p, err := newListPage(c.Path, dir, c.Offset, c.Max)
+			got := ""
+			if err != nil {
+				got = "Error: " + err.Error()
+			} else {
+				got = renderList(p)
+			}
+			assert.Equal(t, c.Expect, got)
+		})
+	}
 }
