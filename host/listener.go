@@ -103,6 +103,17 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	}
 	h.topicMu.Lock()
 	t := h.topicForLocked(ev)
+	h.topicMu.Unlock()
+	// The effect (and l.dispose, which a Once listener calls when it fires)
+	// must exist before l is published: a concurrent dispatch may claim l
+	// as soon as the list is stored.
+	e := s.addEffectLocked(fmt.Sprintf("on(%q)", ev.name), func(context.Context) error {
+		h.removeListener(t, l.id)
+		return nil
+	})
+	l.dispose = e.dispose
+	h.listenerCount.Add(1)
+	h.topicMu.Lock()
 	var next []*listener
 	if p := t.list.Load(); p != nil {
 		next = append(next, *p...)
@@ -116,12 +127,6 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	})
 	t.list.Store(&next)
 	h.topicMu.Unlock()
-	h.listenerCount.Add(1)
-	e := s.addEffectLocked(fmt.Sprintf("on(%q)", ev.name), func(context.Context) error {
-		h.removeListener(t, l.id)
-		return nil
-	})
-	l.dispose = e.dispose
 	return e.dispose, nil
 }
 
