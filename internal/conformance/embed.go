@@ -1,0 +1,19 @@
+package conformance
+
+import (
+	_ "embed"
+	"encoding/json"
+)
+
+//go:embed testdata/cases.json
+var casesJSON []byte
+
+// Cases returns the conformance cases copied from the shared spec into
+// testdata/cases.json (format: testdata/README.md).
+func Cases() ([]Case, error) {
+	var cases []Case
+	if err := json.Unmarshal(casesJSON, &cases); err != nil {
+		return nil, err
+	}
+	return cases, nil
+}

@@ -1,0 +1,73 @@
+package toolfs
+
+import (
+	"context"
+	"errors"
+
+	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// editValue is the structured value of an edit (contract §6.2).
+type editValue struct {
+	Path   string `json:"path"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// edit runs the edit tool (contract §6.9): validation in order, the
+// escalation checks, resolve, the fs/edit-intent waterfall (default:
+// unguarded), EditText, remedy shaping, then fs/observed of the new version.
+func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
+	path, _ := args.String("file_path")
+	if blankString(path) {
+		return nil, errors.New("file_path must be a non-empty string")
+	}
+	oldString, _ := args.String("old_string")
+	newString, _ := args.String("new_string")
+	if oldString == "" {
+		return nil, errors.New("old_string must be a non-empty string")
+	}
+	if oldString == newString {
+		return nil, errors.New("old_string and new_string must differ")
+	}
+	replaceAll, _ := args.Bool("replace_all")
+	if err := checkEscalation(args); err != nil {
+		return nil, err
+	}
+	t, err := ts.resolve(ctx, path, exec)
+	if err != nil {
+		return nil, err
+	}
+	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
+		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
+	if err != nil {
+		return nil, withRemedy(err)
+	}
+	out, err := ts.fs.EditText(ctx, t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
+	if err != nil {
+		return nil, withRemedy(err)
+	}
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
+		return nil, err
+	}
+	return editValue{Path: t.DisplayPath, Before: out.Before, After: out.After}, nil
+}
+
+// renderEditResult words the result by the replace_all argument, even when
+// only one occurrence existed (contract §6.9).
+func renderEditResult(args tools.Args, v any) []tools.Block {
+	replaceAll, _ := args.Bool("replace_all")
+	return []tools.Block{tools.TextBlock(renderEdit(v.(editValue).Path, replaceAll))}
+}
+
+// editMeta is `{diffs}` over the raw file_path argument (contract §6.9).
+func editMeta(args tools.Args, v any) any {
+	path, _ := args.String("file_path")
+	ev := v.(editValue)
+	return newDiffMeta(path, &ev.Before, ev.After)
+}
+
+// blankString is the contract's blank check (§3.2) for tool arguments.
+func blankString(s string) bool { return fsapi.IsBlank(s) }

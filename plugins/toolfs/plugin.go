@@ -1,0 +1,64 @@
+package toolfs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// Plugin is the `toolfs` plugin: it injects the `fs` and `tools` services,
+// waits for both, and registers the tools list, read, write and edit and
+// their four prompt sections; all of them go away when either service does
+// (contract §1).
+var Plugin = host.Define[Config]("toolfs", apply,
+	host.Inject(fsapi.Key, tools.Key),
+	host.Defaults(DefaultConfig))
+
+func init() { host.Register(Plugin) }
+
+// toolset is one activation: the scope (to dispatch the fs events), the fs
+// service and the config.
+type toolset struct {
+	s   *host.Scope
+	fs  fsapi.FileSystem
+	cfg Config
+}
+
+func apply(_ context.Context, s *host.Scope, cfg Config) error {
+	ts := &toolset{s: s, fs: fsapi.Key.Must(s), cfg: cfg}
+	reg := tools.Key.Must(s)
+	for _, t := range ts.tools() {
+		if _, err := reg.Register(s, t); err != nil {
+			return err
+		}
+	}
+	for _, sec := range sections {
+		if _, err := reg.AddSection(s, sec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tools returns the four tools in registration order (contract §5.6).
+func (ts *toolset) tools() []tools.Tool {
+	always := func(tools.Args) bool { return true }
+	return []tools.Tool{
+		{Name: "list", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: json.RawMessage(listParameters),
+			Output: json.RawMessage(listOutput), ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue), ConcurrencySafe: always},
+		{Name: "read", Description: readDescription, Parameters: readParameters(ts.cfg.ReadLimit),
+			Output: json.RawMessage(readOutput), ReadOnly: true, Execute: ts.read, Render: ts.renderRead, ConcurrencySafe: always},
+		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters),
+			Output: json.RawMessage(writeOutput), Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue), Meta: writeMeta},
+		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters),
+			Output: json.RawMessage(editOutput), Destructive: true, Execute: ts.edit, Render: renderEditResult, Meta: editMeta},
+	}
+}
+
+// textOf adapts a value renderer to the registry's one-text-block form.
+func textOf(render func(value any) string) func(tools.Args, any) []tools.Block {
+	return func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(render(v))} }
+}

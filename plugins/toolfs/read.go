@@ -1,0 +1,104 @@
+package toolfs
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strconv"
+
+	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// readArgs are the validated arguments of a read.
+type readArgs struct {
+	path   string
+	offset float64
+	limit  int
+}
+
+// readArguments validates a read's arguments in contract order (§6.7.1).
+func (ts *toolset) readArguments(args tools.Args) (readArgs, error) {
+	path, _ := args.String("file_path")
+	if blankString(path) {
+		return readArgs{}, errors.New("file_path must be a non-empty string")
+	}
+	ra := readArgs{path: path, offset: 1, limit: ts.cfg.ReadLimit}
+	if v, ok := args.Number("offset"); ok {
+		if !positiveInteger(v) {
+			return readArgs{}, errors.New("offset must be a positive integer")
+		}
+		ra.offset = v
+	}
+	if v, ok := args.Number("limit"); ok {
+		if !positiveInteger(v) {
+			return readArgs{}, errors.New("limit must be a positive integer")
+		}
+		if v > float64(ts.cfg.ReadLimit) {
+			return readArgs{}, errors.New("limit must be less than or equal to " + strconv.Itoa(ts.cfg.ReadLimit))
+		}
+		ra.limit = int(v)
+	}
+	return ra, nil
+}
+
+// read runs the read tool (contract §6.7.2): exactly one Stat, then the
+// text (streamed from readStreamMinSize bytes), the line window, and an
+// fs/observed of the version stat saw before the content was read.
+func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
+	ra, err := ts.readArguments(args)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ts.resolve(ctx, ra.path, exec)
+	if err != nil {
+		return nil, err
+	}
+	info, err := ts.fs.Stat(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if info == nil {
+		// [D4]: record that the session saw no file; the not-found error is
+		// the result whatever the listeners say.
+		if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Absent, Actor: exec}); err != nil {
+			ts.s.Logger().Warn("fs/observed listener failed after a read found no file", "path", t.DisplayPath, "err", err)
+		}
+		return nil, fsapi.ErrNotFound("read", t.DisplayPath, nil)
+	}
+	if info.Type != fsapi.TypeFile {
+		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
+	}
+	var chunks iter.Seq2[string, error]
+	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
+		if chunks, err = fsapi.Stream(ctx, ts.fs, t); err != nil {
+			return nil, err
+		}
+	} else {
+		text, err := ts.fs.ReadText(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		chunks = func(yield func(string, error) bool) { yield(text, nil) }
+	}
+	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	v, err := scanWindow(chunks, spec, t.DisplayPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// renderRead renders with the call's limit, or readLimit without one
+// (contract §6.7.5).
+func (ts *toolset) renderRead(args tools.Args, v any) []tools.Block {
+	limit := ts.cfg.ReadLimit
+	if n, ok := args.Number("limit"); ok {
+		limit = int(n)
+	}
+	return []tools.Block{tools.TextBlock(renderRead(v.(readValue), limit))}
+}
