@@ -1,0 +1,15 @@
+package fslocal
+
+// UseWorkspace gives an entry that leaves them unset the deployment's
+// workspace as its cwd and its confinement root (contract §3.10: in dshhost
+// every fslocal entry that leaves root unset is confined to the workspace; set
+// root to "/" to serve without confinement). It implements
+// config.WorkspaceUser.
+func (c *Config) UseWorkspace(dir string) {
+	if c.Cwd == "" {
+		c.Cwd = dir
+	}
+	if c.Root == "" {
+		c.Root = dir
+	}
+}
