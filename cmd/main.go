@@ -108,16 +108,19 @@ func Run(ctx context.Context, env Env, args []string) int {
 	if cmd.extra != nil {
 		cmd.extra(fs, c)
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: dshhost %s [flags] %s\n\n%s.\n\nflags:\n", cmd.name, cmd.args, cmd.summary)
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: dshhost %s [flags] %s\n\n%s.\n\nflags:\n", cmd.name, cmd.args, cmd.summary)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(env.Stderr)
 	}
+	fs.Usage = func() {} // printed below, once, on the right stream
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(env.Stdout)
-			fs.Usage()
+			usage(env.Stdout)
 			return 0
 		}
+		usage(env.Stderr)
 		return 2
 	}
 	return cmd.run(ctx, env, c, fs.Args())
