@@ -41,9 +41,9 @@ func busTopic(t *topic) string { return fmt.Sprintf("%s#%p", t.ev.name, t.ev) }
 // it on first use, and returns the joined listener error. run is the typed
 // dispatch of the descriptor.
 func (h *Host) publish(ctx context.Context, t *topic, payload any, run func(ctx context.Context, payload any) error) error {
-	name := busTopic(t)
 	h.topicMu.Lock()
 	if !t.subscribed {
+		t.busName = busTopic(t)
 		handler := func(ctx context.Context, payload any) {
 			slot, _ := ctx.Value(dispatchMark{}).(*emitSlot)
 			err := run(ctx, payload)
@@ -51,12 +51,13 @@ func (h *Host) publish(ctx context.Context, t *topic, payload any, run func(ctx 
 				slot.err = err
 			}
 		}
-		if err := h.bus.Subscribe(name, handler); err != nil {
+		if err := h.bus.Subscribe(t.busName, handler); err != nil {
 			h.topicMu.Unlock()
 			return fmt.Errorf("event %q: subscribe: %w", t.ev.name, err)
 		}
 		t.subscribed = true
 	}
+	name := t.busName
 	h.topicMu.Unlock()
 	slot := &emitSlot{}
 	h.bus.Publish(name, context.WithValue(ctx, dispatchMark{}, slot), payload)

@@ -18,7 +18,8 @@ type event struct {
 type topic struct {
 	ev         *event
 	list       atomic.Pointer[[]*listener]
-	subscribed bool // on the EventBus; guarded by h.topicMu
+	subscribed bool   // on the EventBus; guarded by h.topicMu
+	busName    string // the EventBus topic, set on subscribing; guarded by h.topicMu
 }
 
 // listener is one entry of a topic: host-owned, removed by id.
