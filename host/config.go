@@ -18,6 +18,8 @@ import (
 // instance FAILED without running apply. It may return a *ConfigError to name
 // key paths; any other error becomes one issue for the whole config.
 type Validator interface {
+	// Validate returns nil when the decoded config is usable, else a
+	// *ConfigError naming each bad key path or any other error.
 	Validate() error
 }
 

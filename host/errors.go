@@ -41,7 +41,11 @@ func (e *DuplicateServiceError) Is(target error) bool { return target == ErrDupl
 // relative to the config being decoded (`readLimit`, `a.b[2]`; empty for the
 // whole value) and Problem says what is wrong with it.
 type ConfigIssue struct {
-	Path    string
+	// Path is the offending key path, e.g. `readLimit` or `list[1].depth`;
+	// empty when the problem concerns the whole config.
+	Path string
+	// Problem says what is wrong, e.g. `unknown key` or
+	// `expected an integer, got 2.5`.
 	Problem string
 }
 
