@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,10 +25,11 @@ import (
 // plugin. Logs go to stderr only.
 //
 // The workspace is --workspace (or DSH_WORKSPACE, or the config file's);
-// otherwise the client's first MCP root when it offers roots, otherwise the
-// working directory. A working directory that is / or the user's home is
-// never used as a guess (MCP clients often start servers there): until the
-// client names a root, calls fail with an error saying to pass --workspace.
+// otherwise the client's first MCP root, asked for on the first tool call
+// when the client supports roots; otherwise the working directory. A working
+// directory that is / or the user's home is never used as a guess (MCP
+// clients often start servers there): without a root, calls then fail with
+// an error saying to pass --workspace.
 func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
 		fmt.Fprintln(env.Stderr, "usage: dshhost serve [flags]")
@@ -69,13 +69,18 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	defer rt.close()
 	srv, err := mcpserver.New(rt.host.Root(), rt.reg, mcpserver.Options{
 		Name: "dshhost", Version: Version, Logger: log,
-		Cwd:   ws.current,
-		Ready: ws.ready,
-		OnInitialized: func(ctx context.Context, ss *mcp.ServerSession) {
-			if dir, ok := firstRoot(ctx, ss); ok {
-				if err := ws.retarget(ctx, rt, c, env, dir); err != nil {
-					log.Error("cannot use the client's root as the workspace", "root", dir, "err", err)
-				}
+		Cwd:       ws.current,
+		Ready:     ws.ready,
+		NeedRoots: func() bool { return !ws.isSettled() },
+		UseRoots: func(ctx context.Context, roots []*mcp.Root) {
+			dir, err := firstRoot(roots)
+			if err != nil {
+				ws.settle()
+				log.Info("no workspace from the client's roots", "reason", err)
+				return
+			}
+			if err := ws.retarget(ctx, rt, c, env, dir); err != nil {
+				log.Error("cannot use the client's root as the workspace", "root", dir, "err", err)
 			}
 		},
 	})
@@ -174,21 +179,30 @@ func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env En
 	return nil
 }
 
-// firstRoot asks the client for its roots and returns the first one as a
-// local directory.
-func firstRoot(ctx context.Context, ss *mcp.ServerSession) (string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
-	if err != nil || res == nil || len(res.Roots) == 0 {
-		return "", false
+func (w *workspace) isSettled() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.settled
+}
+
+// settle stops asking for roots.
+func (w *workspace) settle() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settled = true
+}
+
+// firstRoot returns the client's first root as a local directory.
+func firstRoot(roots []*mcp.Root) (string, error) {
+	if len(roots) == 0 {
+		return "", errors.New("the client has no roots")
 	}
-	u, err := url.Parse(res.Roots[0].URI)
+	u, err := url.Parse(roots[0].URI)
 	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", false
+		return "", fmt.Errorf("the first root %q is not a file: URI", roots[0].URI)
 	}
 	if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
-		return "", false
+		return "", fmt.Errorf("the first root %q is not a directory", u.Path)
 	}
-	return filepath.Clean(u.Path), true
+	return filepath.Clean(u.Path), nil
 }

@@ -26,9 +26,15 @@ type Options struct {
 	// Ready, if set, is asked before every call; a non-nil error fails the
 	// call with that error's text (e.g. no workspace yet).
 	Ready func() error
-	// OnInitialized, if set, runs (in its own goroutine) after a session
-	// finishes initializing, e.g. to read the client's roots.
-	OnInitialized func(ctx context.Context, ss *mcp.ServerSession)
+	// NeedRoots, if set, reports whether the front end still wants the
+	// client's roots (the workspace is not settled). While it does, a call
+	// from a client that supports roots first asks for them (an MCP
+	// input request, which the SDK turns into roots/list for older
+	// clients) and hands them to UseRoots; a client without roots gets
+	// UseRoots(ctx, nil).
+	NeedRoots func() bool
+	// UseRoots receives the client's roots, in the client's order.
+	UseRoots func(ctx context.Context, roots []*mcp.Root)
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -38,7 +44,7 @@ type Server struct {
 	srv  *mcp.Server
 
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*tools.Session
+	sessions map[*mcp.ServerSession]string
 	listed   []string // tool names currently mirrored
 }
 
@@ -50,12 +56,11 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]*tools.Session{}}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Instructions:       reg.Prompt(),
-		Logger:             opts.Logger,
-		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-		InitializedHandler: srv.initialized,
+		Instructions: reg.Prompt(),
+		Logger:       opts.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
 		return nil, err
@@ -116,6 +121,9 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 // session.
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if ask := s.roots(ctx, req); ask != nil {
+			return ask, nil
+		}
 		if s.opts.Ready != nil {
 			if err := s.opts.Ready(); err != nil {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + err.Error()}}}, nil
@@ -128,6 +136,34 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: s.session(req.Session)})
 		return toMCP(res), nil
 	}
+}
+
+// rootsRequest is the id of the input request for the client's roots.
+const rootsRequest = "dshhost/roots"
+
+// roots runs the roots exchange while NeedRoots holds: it returns the
+// input-required result that asks for them, or nil once they were handed to
+// UseRoots (or the client cannot offer any).
+func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if s.opts.NeedRoots == nil || s.opts.UseRoots == nil || !s.opts.NeedRoots() {
+		return nil
+	}
+	if req.Params != nil {
+		if resp, ok := req.Params.InputResponses[rootsRequest]; ok {
+			lr, _ := resp.(*mcp.ListRootsResult)
+			if lr != nil {
+				s.opts.UseRoots(ctx, lr.Roots)
+			} else {
+				s.opts.UseRoots(ctx, nil)
+			}
+			return nil
+		}
+	}
+	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+		s.opts.UseRoots(ctx, nil)
+		return nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 }
 
 // toMCP converts a registry result: text content, isError, the structured
@@ -155,38 +191,30 @@ func toMCP(res tools.Result) *mcp.CallToolResult {
 	return out
 }
 
-// session returns the tools.Session of an MCP session, made on first use:
-// each MCP session has its own identity, hence its own read-before-edit
-// state.
+// session returns the tools.Session of an MCP session, made on first use
+// and forgotten when the MCP session ends: each MCP session has its own
+// identity, hence its own read-before-edit state.
 func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sess, ok := s.sessions[ss]; ok {
-		sess.Cwd = s.opts.Cwd()
-		return &tools.Session{ID: sess.ID, Cwd: sess.Cwd}
+	id, ok := s.sessions[ss]
+	if !ok {
+		id = "mcp-" + uuid.NewString()
+		s.sessions[ss] = id
+		if ss != nil {
+			go func() {
+				_ = ss.Wait()
+				s.mu.Lock()
+				delete(s.sessions, ss)
+				s.mu.Unlock()
+			}()
+		}
 	}
-	sess := &tools.Session{ID: "mcp-" + uuid.NewString(), Cwd: s.opts.Cwd()}
-	s.sessions[ss] = sess
-	return &tools.Session{ID: sess.ID, Cwd: sess.Cwd}
+	return &tools.Session{ID: id, Cwd: s.opts.Cwd()}
 }
 
-// initialized starts the per-session bookkeeping: the session is forgotten
-// when it ends, and OnInitialized runs.
-func (s *Server) initialized(ctx context.Context, req *mcp.InitializedRequest) {
-	ss := req.Session
-	s.session(ss)
-	go func() {
-		_ = ss.Wait()
-		s.mu.Lock()
-		delete(s.sessions, ss)
-		s.mu.Unlock()
-	}()
-	if s.opts.OnInitialized != nil {
-		go s.opts.OnInitialized(context.WithoutCancel(ctx), ss)
-	}
-}
-
-// Sessions returns the number of sessions the server currently tracks.
+// Sessions returns the number of MCP sessions that have made calls and are
+// still connected.
 func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

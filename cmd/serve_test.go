@@ -1,0 +1,137 @@
+package cmd_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	require.Len(t, res.Content, 1)
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	require.True(t, ok)
+	return tc.Text
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	return res
+}
+
+// TestServeOverStdio starts `dshhost serve` as a real subprocess, connects
+// with the go-sdk client, lists the tools and performs read → edit → read on
+// a temporary workspace, checking the exact texts.
+func TestServeOverStdio(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "config.txt"), "mode=DEBUG\nlevel=info\n")
+	cmd := exec.Command(binary, "serve", "--workspace", w)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	init := cs.InitializeResult()
+	assert.Equal(t, "dshhost", init.ServerInfo.Name)
+	assert.Contains(t, init.Instructions, "Use the list tool — not shell ls — to see what a directory contains.")
+
+	tl, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range tl.Tools {
+		byName[tool.Name] = tool
+	}
+	require.Len(t, byName, 4)
+	read := byName["read"]
+	require.NotNil(t, read)
+	assert.Equal(t, "Read a UTF-8 text file and return line-numbered content.", read.Description)
+	schema, err := json.Marshal(read.InputSchema)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"object","properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}},"required":["file_path"]}`, string(schema))
+	assert.NotNil(t, read.OutputSchema)
+	assert.True(t, read.Annotations.ReadOnlyHint)
+	assert.True(t, *byName["edit"].Annotations.DestructiveHint)
+	assert.True(t, *byName["write"].Annotations.DestructiveHint)
+	assert.False(t, *byName["list"].Annotations.DestructiveHint)
+	assert.True(t, byName["list"].Annotations.ReadOnlyHint)
+
+	res := callTool(t, cs, "read", map[string]any{"file_path": "config.txt"})
+	assert.False(t, res.IsError)
+	assert.Equal(t, "<path>"+w+"/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 lines)\n</content>", text(t, res))
+	assert.NotNil(t, res.StructuredContent)
+
+	res = callTool(t, cs, "edit", map[string]any{"file_path": "config.txt", "old_string": "DEBUG", "new_string": "RELEASE"})
+	assert.False(t, res.IsError)
+	assert.Equal(t, "The file "+w+"/config.txt has been updated successfully.", text(t, res))
+	diffs, _ := json.Marshal(res.Meta["diffs"])
+	assert.JSONEq(t, `[{"path":"config.txt","oldText":"mode=DEBUG\nlevel=info","newText":"mode=RELEASE\nlevel=info"}]`, string(diffs))
+
+	res = callTool(t, cs, "read", map[string]any{"file_path": "config.txt"})
+	assert.Equal(t, "<path>"+w+"/config.txt</path>\n<type>file</type>\n<content>\n1: mode=RELEASE\n2: level=info\n\n(End of file - total 2 lines)\n</content>", text(t, res))
+
+	res = callTool(t, cs, "read", map[string]any{"file_path": "nope.txt"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, `Error: cannot read "`+w+`/nope.txt": not found`, text(t, res))
+	assert.Equal(t, map[string]any{"name": "FsError", "code": "FS_NOT_FOUND"}, res.Meta["error"])
+
+	res = callTool(t, cs, "read", map[string]any{"file_path": "config.txt", "offset": "x"})
+	assert.Equal(t, `Error: invalid arguments: "offset" must be a number`, text(t, res), "the registry, not the SDK, validates")
+
+	_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "rm", Arguments: map[string]any{}})
+	assert.Error(t, err, "an unknown tool gets the protocol's error")
+
+	require.NoError(t, cs.Close())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		assert.Equal(t, 0, cmd.ProcessState.ExitCode(), "a clean shutdown on EOF")
+	case <-time.After(10 * time.Second):
+		t.Fatal("dshhost serve did not exit on EOF")
+	}
+}
+
+// TestServeTakesTheClientsFirstRoot: started in / with no --workspace,
+// serve refuses / as a guess and asks the client for its roots; a client with
+// a root gets that workspace, a client without roots gets an error telling it
+// to pass --workspace.
+func TestServeTakesTheClientsFirstRoot(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "a.txt"), "from the root\n")
+	start := func(t *testing.T, roots ...*mcp.Root) *mcp.ClientSession {
+		cmd := exec.Command(binary, "serve")
+		cmd.Dir = "/"
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		client.AddRoots(roots...)
+		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	t.Run("with a root", func(t *testing.T) {
+		cs := start(t, &mcp.Root{URI: "file://" + w, Name: "project"})
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "a.txt"}})
+			if assert.NoError(c, err) && assert.Len(c, res.Content, 1) {
+				assert.Contains(c, res.Content[0].(*mcp.TextContent).Text, "1: from the root")
+			}
+		}, 10*time.Second, 50*time.Millisecond)
+	})
+	t.Run("without roots", func(t *testing.T) {
+		cs := start(t)
+		res := callTool(t, cs, "list", map[string]any{})
+		assert.True(t, res.IsError)
+		assert.Equal(t, "Error: dshhost has no workspace: it was started in / and the client offered no roots; restart it with --workspace DIR", text(t, res))
+	})
+}
