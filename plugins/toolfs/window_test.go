@@ -495,16 +495,23 @@ func TestWindowMemoryDoesNotGrowWithInput(t *testing.T) {
 }
 
 // BenchmarkWindow scans a 200 MB generated stream in 64 KB chunks with the
-// default caps: one line without newline, and 2M lines of 100 bytes.
+// default caps: one line without newline, and 2M lines of 100 bytes read
+// from the start and at the end (every line before the offset is skipped
+// one by one).
 func BenchmarkWindow(b *testing.B) {
 	const size = 200 << 20
 	const chunk = 64 << 10
+	lines := strings.Repeat(strings.Repeat("y", 99)+"\n", chunk/100)
+	atEnd := defaultSpec()
+	atEnd.Offset = float64((size/len(lines))*(chunk/100) - 100)
 	cases := []struct {
 		name  string
 		chunk string
+		spec  windowSpec
 	}{
-		{"one line", strings.Repeat("x", chunk)},
-		{"2M lines", strings.Repeat(strings.Repeat("y", 99)+"\n", chunk/100)},
+		{"one line", strings.Repeat("x", chunk), defaultSpec()},
+		{"2M lines from the start", lines, defaultSpec()},
+		{"2M lines at the end", lines, atEnd},
 	}
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
@@ -512,7 +519,7 @@ func BenchmarkWindow(b *testing.B) {
 			b.SetBytes(int64(n * len(bc.chunk)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := scanWindow(repeatChunks(bc.chunk, n), defaultSpec(), "/w/big.txt"); err != nil {
+				if _, err := scanWindow(repeatChunks(bc.chunk, n), bc.spec, "/w/big.txt"); err != nil {
 					b.Fatal(err)
 				}
 			}
