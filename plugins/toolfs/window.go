@@ -58,8 +58,8 @@ func (s windowSpec) firstLine() int {
 // in chunks with Write, then Close. Its result does not depend on how the
 // text is cut into chunks: a CR and its LF, or the bytes of one UTF-8
 // character, may arrive in different chunks. Memory is bounded: of any line
-// it keeps at most MaxLineLength+1 UTF-16 code units (at most four bytes per
-// two units), and lines it will not collect are only counted, so a 300 MB
+// it keeps at most MaxLineLength+1 UTF-16 code units (at most three bytes
+// per unit), and lines it will not collect are only counted, so a 300 MB
 // line without a newline costs a few kilobytes. Bytes that are not valid
 // UTF-8 (which a provider never streams) are read as one U+FFFD each, so the
 // collected text is always valid UTF-8. A lineScanner is not safe for
