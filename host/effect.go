@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -99,9 +98,9 @@ func (s *Scope) removeEffect(e *effect) {
 	}
 }
 
-// close ends the scope: it refuses new registrations, cancels the scope's
-// context, runs every effect newest first, then waits for the scope's
-// goroutines. It returns the joined failures; each is also logged.
+// close ends the scope: it refuses new registrations, runs every effect
+// (goroutines started with Go included) newest first, then cancels the
+// scope's context. It returns the joined failures; each is also logged.
 func (s *Scope) close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -112,7 +111,6 @@ func (s *Scope) close(ctx context.Context) error {
 	effs := s.effects
 	s.effects = nil
 	s.mu.Unlock()
-	s.cancel()
 
 	var errs []error
 	for i := len(effs) - 1; i >= 0; i-- {
@@ -121,28 +119,6 @@ func (s *Scope) close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := s.waitGoroutines(ctx); err != nil {
-		s.log.Error("goroutines did not finish", "err", err)
-		errs = append(errs, err)
-	}
+	s.cancel()
 	return joinErrors(errs)
-}
-
-func (s *Scope) waitGoroutines(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	var timeout <-chan time.Time
-	if d := s.h.disposeTimeout; d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-done:
-		return nil
-	case <-timeout:
-		return fmt.Errorf("goroutines of %q did not finish within %s", s.inst.id, s.h.disposeTimeout)
-	case <-ctx.Done():
-		return errors.Join(fmt.Errorf("goroutines of %q did not finish", s.inst.id), ctx.Err())
-	}
 }

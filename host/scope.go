@@ -25,7 +25,6 @@ type Scope struct {
 	mu      sync.Mutex
 	closed  bool
 	effects []*effect
-	wg      sync.WaitGroup
 }
 
 func newScope(h *Host, inst *Instance) *Scope {
@@ -39,8 +38,9 @@ func newScope(h *Host, inst *Instance) *Scope {
 	}
 }
 
-// Context returns a context cancelled when this activation unloads, for
-// long-lived work (host §2.1). It carries no deadline and no values.
+// Context returns a context cancelled when this activation unloads, once
+// its disposers have run, for long-lived work (host §2.1). It carries no
+// deadline and no values.
 func (s *Scope) Context() context.Context { return s.ctx }
 
 // Logger returns the host's structured logger tagged with this instance's
@@ -60,23 +60,39 @@ func (s *Scope) Active() bool {
 	return !s.closed
 }
 
-// Go runs fn in a goroutine owned by s: fn receives s.Context(), which is
-// cancelled when the activation unloads, and teardown waits for fn to return
-// (up to the host's dispose timeout) before the instance is DISPOSED (host
-// §6 item 10). A panic in fn is recovered and logged as
-// `goroutine "<label>" panicked: <value>`. On an inactive scope Go returns
-// ErrInactive and fn does not run.
+// Go runs fn in a goroutine owned by s. fn receives a ctx derived from
+// s.Context(); waiting for fn is a disposer of s labelled `go("<label>")`,
+// so in teardown, at its place in reverse registration order, that ctx is
+// cancelled and fn is awaited (up to the host's dispose timeout) before
+// anything registered earlier is torn down, and always before the instance
+// is DISPOSED (host §1.3, §2.1, §6 item 10). A panic in fn is recovered and
+// logged as `goroutine "<label>" panicked: <value>`. On an inactive scope Go
+// returns ErrInactive and fn does not run.
 func (s *Scope) Go(label string, fn func(ctx context.Context)) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed {
-		s.mu.Unlock()
 		return ErrInactive
 	}
-	s.wg.Add(1)
-	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(s.ctx)
+	done := make(chan struct{})
+	s.addEffectLocked(fmt.Sprintf("go(%q)", label), func(dctx context.Context) error {
+		cancel()
+		if s.h.disposeTimeout > 0 {
+			<-done // callDisposer cuts this wait off at the timeout
+			return nil
+		}
+		select {
+		case <-done:
+			return nil
+		case <-dctx.Done():
+			return fmt.Errorf("goroutine %q did not finish: %w", label, dctx.Err())
+		}
+	})
 	go func() {
-		defer s.wg.Done()
-		err := Protect(fmt.Sprintf("goroutine %q", label), func() error { fn(s.ctx); return nil })
+		defer close(done)
+		defer cancel()
+		err := Protect(fmt.Sprintf("goroutine %q", label), func() error { fn(ctx); return nil })
 		if err != nil {
 			s.log.Error("scope goroutine panicked", "goroutine", label, "err", err)
 		}
