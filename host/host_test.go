@@ -66,8 +66,8 @@ func TestMountThenUnmountReturnsToTheBaseline(t *testing.T) {
 
 	first := mount(t, h, busyPlugin(&j), nil)
 	mounted := h.Counts()
-	assert.Equal(t, host.Counts{Instances: 3, Listeners: 4, Services: 1, Effects: 2 + 7}, mounted,
-		"busy: its own mount, 2 listeners, 1 service, 1 effect, 1 child mount; the child: 1 listener")
+	assert.Equal(t, host.Counts{Instances: 3, Listeners: 4, Services: 1, Effects: 2 + 8}, mounted,
+		"busy: its own mount, 2 listeners, 1 service, 1 effect, 1 child mount, 1 goroutine; the child: 1 listener")
 	require.NoError(t, censusEvent.Emit(t.Context(), h.Root(), "x"))
 	assert.Equal(t, []string{"busy heard x", "child heard"}, j.take())
 

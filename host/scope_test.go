@@ -191,7 +191,6 @@ func TestScopeGoroutinesFinishBeforeDisposed(t *testing.T) {
 		inst := mount(t, h, define("worker", func(_ context.Context, s *host.Scope) error {
 			scope = s
 			return s.Go("loop", func(ctx context.Context) {
-				assert.Same(t, s.Context(), ctx)
 				<-ctx.Done()
 				time.Sleep(time.Second) // a slow wind-down
 				j.add("loop finished: %v", ctx.Err())
@@ -225,8 +224,26 @@ func TestScopeGoroutineFailures(t *testing.T) {
 		assert.Contains(t, logs.String(),
 			`level=ERROR msg="scope goroutine panicked" plugin=stubborn instance=stubborn goroutine=panicky err="goroutine \"panicky\" panicked: oops"`)
 		start := time.Now()
-		assert.EqualError(t, inst.Dispose(t.Context()), `goroutines of "stubborn" did not finish within 1s`)
+		assert.EqualError(t, inst.Dispose(t.Context()), `disposer "go(\"deaf\")" timed out after 1s`)
 		assert.Equal(t, time.Second, time.Since(start))
+		assert.Equal(t, host.StateDisposed, inst.State())
+		time.Sleep(time.Minute)
+	})
+}
+
+// Without a dispose timeout, the shutdown ctx bounds the wait for a scope
+// goroutine.
+func TestScopeGoroutineWithoutADisposeTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHost(t, host.WithDisposeTimeout(0))
+		inst := mount(t, h, define("stubborn", func(_ context.Context, s *host.Scope) error {
+			return s.Go("deaf", func(context.Context) { time.Sleep(time.Minute) })
+		}), nil)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		err := h.Shutdown(ctx)
+		assert.EqualError(t, err, `goroutine "deaf" did not finish: context deadline exceeded`)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.Equal(t, host.StateDisposed, inst.State())
 		time.Sleep(time.Minute)
 	})
@@ -316,4 +333,44 @@ func TestApplyContextAndScopeAccessors(t *testing.T) {
 		_, hasDeadline := scope.Context().Deadline()
 		assert.False(t, hasDeadline)
 	})
+}
+
+// host §1.3, §2.1: waiting for a Scope.Go goroutine is a disposer in its
+// place: the goroutine is stopped and awaited after everything registered
+// later is torn down, and before everything registered earlier.
+func TestScopeGoroutinesAreTornDownInTheirPlace(t *testing.T) {
+	h := newHost(t)
+	var j journal
+	stopped := make(chan struct{})
+	var workerCtx context.Context
+	inst := mount(t, h, define("ordered", func(_ context.Context, s *host.Scope) error {
+		if _, err := s.Effect("earlier", func(context.Context) error {
+			select {
+			case <-stopped:
+				j.add("earlier: worker finished")
+			default:
+				j.add("earlier: worker still running")
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		started := make(chan struct{})
+		if err := s.Go("worker", func(ctx context.Context) {
+			workerCtx = ctx
+			close(started)
+			<-ctx.Done()
+			close(stopped)
+		}); err != nil {
+			return err
+		}
+		<-started
+		_, err := s.Effect("later", func(context.Context) error {
+			j.add("later: worker cancelled %t", workerCtx.Err() != nil)
+			return nil
+		})
+		return err
+	}), nil)
+	require.NoError(t, inst.Dispose(t.Context()))
+	assert.Equal(t, []string{"later: worker cancelled false", "earlier: worker finished"}, j.list())
 }
