@@ -241,3 +241,48 @@ func TestUpdateValidatesFirst(t *testing.T) {
 	assert.Equal(t, []int{1, 2}, seen)
 	assert.Equal(t, 2, inst.Config().(sampleConfig).Limit)
 }
+
+// limitConfig names its own message for a bad limit, as toolfs must
+// (contract §6.1).
+type limitConfig struct {
+	Limit int     `json:"limit" invalid:"limit must be a positive integer"`
+	Inner limits  `json:"inner"`
+	Ratio float64 `json:"ratio"`
+}
+
+func (c limitConfig) Validate() error {
+	if c.Limit < 1 {
+		return &host.ConfigError{Issues: []host.ConfigIssue{{Path: "limit", Problem: "limit must be a positive integer"}}}
+	}
+	return nil
+}
+
+// A top-level field's `invalid` tag replaces the decoder's wording for a
+// value of the wrong type, so 2.5, "x" and 0 get the same message; other
+// fields keep the decoder's wording.
+func TestAnInvalidTagNamesTheFieldsMessage(t *testing.T) {
+	p := host.Define("limited", func(context.Context, *host.Scope, limitConfig) error { return nil },
+		host.Defaults(func() limitConfig { return limitConfig{Limit: 1} }))
+	cases := []struct {
+		name string
+		raw  map[string]any
+		err  string
+	}{
+		{"a float", map[string]any{"limit": 2.5}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
+		{"a string", map[string]any{"limit": "x"}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
+		{"zero, through Validate", map[string]any{"limit": 0}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
+		{"an untagged field keeps the decoder's wording", map[string]any{"ratio": "x", "limit": 2.5},
+			`plugin "limited": invalid config: limit: limit must be a positive integer; ratio: expected a number, got string "x"`},
+		{"a nested path is not the tagged field", map[string]any{"inner": map[string]any{"depth": "x"}},
+			`plugin "limited": invalid config: inner.depth: expected an integer, got string "x"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := p.DecodeConfig(tc.raw)
+			assert.EqualError(t, err, tc.err)
+		})
+	}
+	got, err := p.DecodeConfig(map[string]any{"limit": 3})
+	require.NoError(t, err)
+	assert.Equal(t, limitConfig{Limit: 3}, got)
+}

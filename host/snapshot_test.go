@@ -72,3 +72,18 @@ func TestAudit(t *testing.T) {
 	assert.Equal(t, []string{"fs", "tools"}, be.Instances[0].Missing)
 	assert.ErrorIs(t, be.Instances[2].Err, host.ErrConfig)
 }
+
+// Host.Instance finds a live instance by ID (for reconciling deployments by
+// entry id); the root, disposed and unknown IDs give nil.
+func TestHostInstance(t *testing.T) {
+	h := newHost(t)
+	p := define("entry", func(context.Context, *host.Scope) error { return nil })
+	a := mount(t, h, p, nil, host.ID("entry-1"))
+	b := mount(t, h, p, nil)
+	assert.Same(t, a, h.Instance("entry-1"))
+	assert.Same(t, b, h.Instance("entry"))
+	assert.Nil(t, h.Instance("root"))
+	assert.Nil(t, h.Instance("nope"))
+	require.NoError(t, a.Dispose(t.Context()))
+	assert.Nil(t, h.Instance("entry-1"))
+}
