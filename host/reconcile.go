@@ -198,13 +198,14 @@ func (h *Host) wake(ctx context.Context) {
 	}
 }
 
-// restartOptional restarts every ACTIVE instance (other than except) that
-// declared name with OptionalRestart.
+// restartOptional restarts every ACTIVE or LOADING instance (other than
+// except) that declared name with OptionalRestart; a LOADING one may already
+// have probed for the service, so its load is marked stale.
 func (h *Host) restartOptional(ctx context.Context, name string, except *Instance) {
 	h.mu.RLock()
 	var deps []*Instance
 	for _, x := range h.instances {
-		if x != except && x.state == StateActive && hasKey(x.plugin.restartOn, name) {
+		if x != except && (x.state == StateActive || x.state == StateLoading) && hasKey(x.plugin.restartOn, name) {
 			deps = append(deps, x)
 		}
 	}
