@@ -363,3 +363,31 @@ func TestWithExistsExactlyWhileItsKeysDo(t *testing.T) {
 	assert.Equal(t, host.StateDisposed, sub.State())
 	assert.Equal(t, host.StateActive, pb.State())
 }
+
+// host §3.2: a service that appears while an OptionalRestart dependent is
+// LOADING (its apply already probed and found nothing) still restarts it.
+func TestOptionalRestartDuringLoading(t *testing.T) {
+	h := newHost(t)
+	var j journal
+	started, release := make(chan struct{}), make(chan struct{})
+	runs := 0
+	var watcher *host.Instance
+	p := define("watcher", func(_ context.Context, s *host.Scope) error {
+		runs++
+		v, _ := storeKey.Get(s)
+		j.add("apply watcher with %s", nameOf(v))
+		if runs == 1 {
+			watcher = s.Instance()
+			close(started)
+			<-release
+		}
+		return nil
+	}, host.OptionalRestart(storeKey))
+	done := mountAsync(h, p, nil)
+	<-started
+	mount(t, h, storeProvider(&j, "a"), nil)
+	close(release)
+	<-done
+	assert.Equal(t, host.StateActive, watcher.State())
+	assert.Equal(t, []string{"apply watcher with nothing", "apply watcher with a"}, j.list())
+}
