@@ -20,8 +20,8 @@ type InstanceInfo struct {
 	Missing []string
 	// Injects and Optional are the declared required and optional services.
 	Injects, Optional []string
-	// Provides is the union of the declared services and those the instance
-	// provides right now.
+	// Provides is the union of the declared services, in declaration order,
+	// and those the instance provides right now, sorted by name.
 	Provides []string
 }
 
@@ -36,11 +36,13 @@ func (h *Host) Snapshot() []InstanceInfo {
 			continue
 		}
 		provides := x.plugin.ProvidedServices()
+		declared := len(provides)
 		for name, sv := range h.services {
 			if sv.provider == x && !slices.Contains(provides, name) {
 				provides = append(provides, name)
 			}
 		}
+		slices.Sort(provides[declared:]) // map order is random
 		parent := ""
 		if x.parent != nil {
 			parent = x.parent.inst.id
