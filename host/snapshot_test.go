@@ -87,3 +87,21 @@ func TestHostInstance(t *testing.T) {
 	require.NoError(t, a.Dispose(t.Context()))
 	assert.Nil(t, h.Instance("entry-1"))
 }
+
+// Snapshot is deterministic: services provided beyond the declared ones are
+// listed after them, sorted by name.
+func TestSnapshotListsProvidedServicesInAStableOrder(t *testing.T) {
+	h := newHost(t)
+	keys := []*host.Key[int]{host.NewKey[int]("zeta"), host.NewKey[int]("alpha"), host.NewKey[int]("mid"), host.NewKey[int]("beta")}
+	mount(t, h, define("many", func(_ context.Context, s *host.Scope) error {
+		for _, k := range keys {
+			if _, err := k.Provide(s, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, host.Provides(keys[2])), nil)
+	for range 20 {
+		assert.Equal(t, []string{"mid", "alpha", "beta", "zeta"}, h.Snapshot()[0].Provides)
+	}
+}
