@@ -1,0 +1,172 @@
+package fslocal
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// commit puts data at t's key (contract §3.7 steps 7–10, shared by §3.8
+// step 9). op is "write" or "edit": it words the abort (`<op> aborted`) and
+// permission (`cannot <op> "<p>": permission denied`) errors. prior is the
+// followed stat of the existing regular file, nil when the target is absent.
+//
+// A multi-link file under hardLinks "preserve" is rewritten in place; every
+// other commit is a staged replace. Until the commit point (the in-place
+// open, or the rename) a cancelled ctx leaves the target untouched.
+func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+	if err := ctx.Err(); err != nil {
+		return fsapi.ErrAborted(op, err)
+	}
+	dir := filepath.Dir(t.Key)
+	if prior == nil {
+		// New parents get 0777 minus the umask, which mkdir(2) applies.
+		if err := p.tree.mkdirAll(dir, 0o777); err != nil {
+			return coded(op, t.DisplayPath, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fsapi.ErrAborted(op, err)
+	}
+	if prior != nil && nlink(prior) > 1 && p.hardLinks == HardLinksPreserve {
+		return p.commitInPlace(t, op, data)
+	}
+	return p.commitStaged(ctx, t, op, data, prior)
+}
+
+// commitInPlace truncates and rewrites the existing file, keeping its inode,
+// mode, owner and every other link ([D9]). It is not atomic against
+// concurrent readers.
+func (p *Provider) commitInPlace(t fsapi.Target, op, data string) error {
+	p.sweep(filepath.Dir(t.Key), filepath.Base(t.Key))
+	f, err := p.tree.openFile(t.Key, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return coded(op, t.DisplayPath, err)
+	}
+	_, err = f.WriteString(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return coded(op, t.DisplayPath, err)
+	}
+	return nil
+}
+
+// commitStaged writes data to a staging file beside the key, fsyncs it,
+// gives it the old file's permission bits and owner (or 0666 minus the umask
+// for a new file, [D3]), renames it over the key and fsyncs the directory.
+// On failure the staging file is removed; nothing is left behind.
+func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
+	p.sweep(dir, base)
+	perm := fs.FileMode(0o666) // the umask applies: 0666 &^ umask for a new file
+	if prior != nil {
+		perm = 0o600 // owner-only until the old file's bits are set
+	}
+	f, tmp, err := p.createStaging(dir, base, perm)
+	if err != nil {
+		return coded(op, t.DisplayPath, err)
+	}
+	fail := func(err error) error { return p.abandon(f, tmp, err) }
+	if _, err := f.WriteString(data); err != nil {
+		return fail(coded(op, t.DisplayPath, err))
+	}
+	if err := f.Sync(); err != nil {
+		return fail(coded(op, t.DisplayPath, err))
+	}
+	if prior != nil {
+		if err := keepOwner(f, prior); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
+		}
+		// Only the permission bits: setuid, setgid and sticky are dropped.
+		if err := f.Chmod(prior.Mode().Perm()); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(fsapi.ErrAborted(op, err))
+	}
+	// The staging file stays open, and so locked against sweeps, until it
+	// has become the target.
+	if err := p.tree.rename(tmp, t.Key); err != nil {
+		return fail(coded(op, t.DisplayPath, err))
+	}
+	// The data is in place and fsynced; a close error now changes nothing.
+	f.Close()
+	if err := p.syncDir(dir); err != nil {
+		return coded(op, t.DisplayPath, err)
+	}
+	return nil
+}
+
+// keepOwner gives f the uid and gid of prior when the process may change
+// ownership (euid 0) and they differ ([D3]).
+func keepOwner(f *os.File, prior fs.FileInfo) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	uid, gid, ok := owner(prior)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if u, g, _ := owner(fi); u == uid && g == gid {
+		return nil
+	}
+	return f.Chown(uid, gid)
+}
+
+// abandon removes and closes a staging file after err. If that fails too,
+// the result is FS_NOT_FOUND `write failed (<m1>) and temp cleanup failed
+// (<m2>)` (or `temp close failed`), as contract §3.7 step 10 words it.
+func (p *Provider) abandon(f *os.File, tmp string, err error) error {
+	rerr := p.tree.remove(tmp)
+	cerr := f.Close()
+	switch {
+	case rerr != nil && !absent(rerr):
+		return fsapi.ErrWriteDoubleFault(err, rerr, "cleanup")
+	case cerr != nil:
+		return fsapi.ErrWriteDoubleFault(err, cerr, "close")
+	}
+	return err
+}
+
+// syncDir fsyncs the directory dir so a rename in it is durable. A
+// filesystem that cannot fsync a directory (EINVAL, ENOTSUP) is not an
+// error.
+func (p *Provider) syncDir(dir string) error {
+	d, err := p.tree.openFile(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}
+
+// reprobe returns t's version after a mutation, or `missing:<key>` when the
+// file is already gone (contract §3.7 step 11, §3.3).
+func (p *Provider) reprobe(t fsapi.Target, op string) (fsapi.Version, error) {
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err == nil:
+		return versionOf(fi), nil
+	case absent(err):
+		return missingVersion(t.Key), nil
+	}
+	return "", coded(op, t.DisplayPath, err)
+}

@@ -1,0 +1,162 @@
+package fslocal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// Issue 3, item 3: concurrent mutations of one target through the provider.
+func TestFiftyUnguardedEditsOfDifferentLinesAllLand(t *testing.T) {
+	w := newWorkspace(t)
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, fmt.Sprintf("line %02d: old", i))
+	}
+	w.file("f.txt", strings.Join(lines, "\n")+"\n", 0o644)
+	tg := w.target("f.txt")
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := range 50 {
+		wg.Go(func() {
+			_, err := w.p.EditText(context.Background(), tg, fsapi.EditRequest{
+				OldString: fmt.Sprintf("line %02d: old", i),
+				NewString: fmt.Sprintf("line %02d: new by goroutine %d", i, i),
+			}, nil)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		assert.NoError(t, err)
+	}
+	got := w.content("f.txt")
+	for i := range 50 {
+		assert.Contains(t, got, fmt.Sprintf("line %02d: new by goroutine %d\n", i, i))
+	}
+	assert.NotContains(t, got, "old")
+	assert.Zero(t, w.p.LockCount())
+	assert.Equal(t, []string{"f.txt"}, w.names("."))
+}
+
+func TestTwentyGuardedWritesRacingOnOneVersionHaveOneWinner(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("f.txt", "original", 0o644)
+	tg := w.target("f.txt")
+	info, err := w.p.Stat(context.Background(), tg)
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	results := make([]error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			<-start
+			_, results[i] = w.p.WriteText(context.Background(), tg, fmt.Sprintf("writer %d", i),
+				&fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: info.Version})
+		})
+	}
+	close(start)
+	wg.Wait()
+	winners := 0
+	winner := -1
+	for i, err := range results {
+		if err == nil {
+			winners++
+			winner = i
+			continue
+		}
+		assert.EqualError(t, err, `cannot write "`+tg.DisplayPath+`": file changed since it was read`)
+		assertCode(t, fsapi.CodeStaleVersion, err)
+	}
+	require.Equal(t, 1, winners)
+	assert.Equal(t, fmt.Sprintf("writer %d", winner), w.content("f.txt"))
+	assert.Zero(t, w.p.LockCount())
+}
+
+func TestAliasesShareOneLock(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("real.txt", "", 0o644)
+	w.symlink("alias", "real.txt")
+	real, alias := w.target("real.txt"), w.target("alias")
+	require.Equal(t, real.Key, alias.Key)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		tg := real
+		if i%2 == 1 {
+			tg = alias
+		}
+		wg.Go(func() {
+			for {
+				// Append one mark through either spelling.
+				cur, err := w.p.ReadText(context.Background(), tg)
+				require.NoError(t, err)
+				info, err := w.p.Stat(context.Background(), tg)
+				require.NoError(t, err)
+				_, err = w.p.WriteText(context.Background(), tg, cur+"x", &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: info.Version})
+				if err == nil {
+					return
+				}
+				var fe *fsapi.Error
+				require.True(t, errors.As(err, &fe) && fe.Code == fsapi.CodeStaleVersion, "%v", err)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, strings.Repeat("x", 20), w.content("real.txt"), "no update was lost across spellings")
+	assert.Zero(t, w.p.LockCount())
+}
+
+func TestCancelWhileWaitingForTheLock(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("f.txt", "start", 0o644)
+	tg := w.target("f.txt")
+
+	// The holder stops at its second context check: the first after taking
+	// the lock (reading the prior content).
+	holder := newGate(2)
+	holderDone := make(chan error, 1)
+	go func() {
+		_, err := w.p.WriteText(holder, tg, "holder", nil)
+		holderDone <- err
+	}()
+	<-holder.reached
+	assert.Equal(t, 1, w.p.LockCount(), "held")
+
+	// A later writer waits; another waiter is cancelled while waiting.
+	laterDone := make(chan error, 1)
+	go func() {
+		_, err := w.p.WriteText(context.Background(), tg, "later", nil)
+		laterDone <- err
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	abortedDone := make(chan error, 1)
+	go func() {
+		_, err := w.p.EditText(ctx, tg, fsapi.EditRequest{OldString: "start", NewString: "edited"}, nil)
+		abortedDone <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let both queue behind the holder
+	cancel()
+	err := <-abortedDone
+	assert.EqualError(t, err, "edit aborted")
+	assertCode(t, fsapi.CodeAborted, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, "start", w.content("f.txt"), "the cancelled waiter touched nothing")
+
+	close(holder.open)
+	require.NoError(t, <-holderDone)
+	require.NoError(t, <-laterDone)
+	assert.Equal(t, "later", w.content("f.txt"), "the remaining waiter ran after the holder")
+	assert.Zero(t, w.p.LockCount())
+}

@@ -1,0 +1,58 @@
+package fslocal
+
+import "errors"
+
+// Config is the configuration of one fslocal provider (contract §3.1). In a
+// deployment it is the `config` mapping of an entry named `fslocal`; unknown
+// keys are rejected by the host.
+type Config struct {
+	// Cwd is the directory relative paths resolve against when a call gives
+	// no cwd of its own. Default: the process working directory at load. A
+	// relative Cwd is taken against that directory. It is not a boundary:
+	// absolute paths and `..` leave it. Under confinement it must lie inside
+	// Root.
+	Cwd string `json:"cwd"`
+	// Root is the workspace jail (contract §3.10, [D8]): when set, every
+	// operation is confined to this directory tree, checked on real
+	// locations (after symlinks) and enforced race-free. It must be an
+	// existing directory; it is made absolute and canonical at load.
+	// Default "": confinement off. "/" confines to the whole filesystem,
+	// which is the same as off.
+	Root string `json:"root"`
+	// HardLinks says what a rewrite does with a regular file that has more
+	// than one hard link (contract §3.7 step 10, [D9]): "preserve" (the
+	// default; "" means the same) rewrites it in place so every link sees
+	// the new content; "break" replaces it with a new file, so the rewritten
+	// name no longer shares the others' content.
+	HardLinks string `json:"hardLinks"`
+}
+
+// Hard-link modes of [Config.HardLinks].
+const (
+	// HardLinksPreserve rewrites multi-link files in place.
+	HardLinksPreserve = "preserve"
+	// HardLinksBreak replaces multi-link files like any other file.
+	HardLinksBreak = "break"
+)
+
+// Load-time errors of [New] and [Config.Validate] (contract §3.1). They are
+// not model-visible.
+var (
+	// ErrHardLinks is `fslocal: hardLinks must be "preserve" or "break"`.
+	ErrHardLinks = errors.New(`fslocal: hardLinks must be "preserve" or "break"`)
+	// ErrRootNotDirectory is `fslocal: root must be an existing directory`.
+	ErrRootNotDirectory = errors.New("fslocal: root must be an existing directory")
+	// ErrCwdOutsideRoot is `fslocal: cwd must be inside root`.
+	ErrCwdOutsideRoot = errors.New("fslocal: cwd must be inside root")
+)
+
+// Validate makes the checks that need no I/O: HardLinks must be "preserve",
+// "break" or empty, else [ErrHardLinks]. The host calls it before apply; the
+// checks that touch the disk (Root, Cwd) happen in [New].
+func (c Config) Validate() error {
+	switch c.HardLinks {
+	case "", HardLinksPreserve, HardLinksBreak:
+		return nil
+	}
+	return ErrHardLinks
+}

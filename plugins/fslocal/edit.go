@@ -1,0 +1,130 @@
+package fslocal
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// EditText replaces literal text in the regular file t, atomically and under
+// t's per-target lock (contract §3.8, §3.9). guard nil means unguarded.
+//
+// The checks run in this order: FS_ABORTED `edit aborted` (on entry, while
+// waiting for the lock, before and during the read, and before the commit,
+// which leaves the file as it was); FS_STALE_VERSION `cannot edit "<p>":
+// file changed since it was read` when t is absent, guarded or not;
+// FS_NOT_REGULAR_FILE `cannot edit "<p>": not a regular file`;
+// FS_STALE_VERSION (same message) when guard's version differs, checked
+// before matching; FS_PERMISSION_DENIED `cannot edit "<p>": permission
+// denied` ([D7]); FS_NOT_TEXT `cannot edit "<p>": binary file` for a NUL
+// anywhere, then `cannot edit "<p>": invalid UTF-8 text`; FS_EDIT_NOT_FOUND
+// `old_string must be a non-empty string` when OldString is empty after
+// CRLF→LF; FS_EDIT_NOT_FOUND `old_string was not found in "<p>"`;
+// FS_AMBIGUOUS_EDIT `old_string matched <N> times in "<p>"; provide a more
+// specific old_string or set replace_all to true` when it matches more than
+// once without ReplaceAll. A redirection outside the confinement root fails
+// FS_SANDBOX_DENIED; other failures pass through uncoded.
+//
+// Matching counts non-overlapping occurrences, left to right, of OldString
+// (CRLF→LF) in the file's LF view (BOM removed, CRLF→LF). Each matched span
+// of the raw file is replaced by NewString (CRLF→LF) with its LFs written in
+// the file's dominant style (CRLF when CRLF pairs outnumber bare LFs, ties
+// LF); the replacement is literal. Every other byte is kept: the BOM, the
+// endings of untouched lines, lone CRs, the final-newline state ([D1]). The
+// commit is that of WriteText (in place for a multi-link file under
+// "preserve", else a staged replace keeping mode and owner). The outcome
+// holds the new version and the LF views before and after. A no-op edit
+// still rewrites the file and changes its version.
+func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	release, err := p.locks.acquire(ctx, t.Key)
+	if err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	defer release()
+
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err != nil && absent(err):
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	case err != nil:
+		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
+	case !fi.Mode().IsRegular():
+		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+	case guard != nil && versionOf(fi) != guard.Version:
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	}
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	text, err := p.readPrior(ctx, t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	if strings.IndexByte(text, 0) >= 0 {
+		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
+	}
+	if !utf8.ValidString(text) {
+		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
+	}
+
+	raw, bom := eol.StripBOM(text)
+	view := eol.NewView(raw)
+	old := eol.ToLF(req.OldString)
+	if old == "" {
+		return fsapi.EditOutcome{}, fsapi.ErrEmptyOldString()
+	}
+	matches := find(view.Text, old)
+	switch {
+	case len(matches) == 0:
+		return fsapi.EditOutcome{}, fsapi.ErrEditNotFound(t.DisplayPath)
+	case len(matches) > 1 && !req.ReplaceAll:
+		return fsapi.EditOutcome{}, fsapi.ErrAmbiguousEdit(len(matches), t.DisplayPath)
+	}
+	insert := eol.ToLF(req.NewString)
+	if eol.CRLFDominant(raw) {
+		insert = eol.LFToCRLF(insert)
+	}
+	var b strings.Builder
+	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
+	if bom {
+		b.WriteString(eol.BOM)
+	}
+	last := 0
+	for _, m := range matches {
+		b.WriteString(raw[last:view.Raw(m)])
+		b.WriteString(insert)
+		last = view.Raw(m + len(old))
+	}
+	b.WriteString(raw[last:])
+	data := b.String()
+
+	if err := p.commit(ctx, t, "edit", data, fi); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	version, err := p.reprobe(t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	after, _ := eol.StripBOM(data)
+	return fsapi.EditOutcome{Version: version, Before: view.Text, After: eol.ToLF(after)}, nil
+}
+
+// find returns the view offsets of the non-overlapping occurrences of old in
+// text, scanning left to right: `aa` occurs once in `aaa`, twice in `aaaa`.
+func find(text, old string) []int {
+	var at []int
+	for i := 0; ; {
+		j := strings.Index(text[i:], old)
+		if j < 0 {
+			return at
+		}
+		at = append(at, i+j)
+		i += j + len(old)
+	}
+}

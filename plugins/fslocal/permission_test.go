@@ -1,0 +1,212 @@
+package fslocal_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// permChildEnv marks the unprivileged child run of TestPermissionDenied.
+const permChildEnv = "FSLOCAL_PERMISSION_CHILD"
+
+// nobody is the uid and gid the child drops to.
+const nobody = 65534
+
+// permissionCases are the [D7] messages, which only an unprivileged process
+// can meet (root bypasses permission bits).
+var permissionCases = []struct {
+	name string
+	run  func(t *testing.T, w *workspace)
+}{
+	{"resolve through a directory without search permission", func(t *testing.T, w *workspace) {
+		w.file("locked/x.txt", "x", 0o644)
+		lock(t, w.path("locked"))
+		_, err := w.p.Resolve(context.Background(), "locked/x.txt", fsapi.ResolveOptions{})
+		assertDenied(t, err, `cannot resolve "%s": permission denied`, w.path("locked/x.txt"))
+	}},
+	{"stat of a target whose directory was locked", func(t *testing.T, w *workspace) {
+		w.file("locked/x.txt", "x", 0o644)
+		tg := w.target("locked/x.txt")
+		lock(t, w.path("locked"))
+		_, err := w.p.Stat(context.Background(), tg)
+		assertDenied(t, err, `cannot stat "%s": permission denied`, tg.DisplayPath)
+	}},
+	{"lstat through a locked directory", func(t *testing.T, w *workspace) {
+		w.file("locked/x.txt", "x", 0o644)
+		lock(t, w.path("locked"))
+		_, err := w.p.Lstat(context.Background(), "locked/x.txt", fsapi.ResolveOptions{})
+		assertDenied(t, err, `cannot stat "%s": permission denied`, w.path("locked/x.txt"))
+	}},
+	{"read of an unreadable file", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "s", 0o000)
+		_, err := w.p.ReadText(context.Background(), w.target("secret.txt"))
+		assertDenied(t, err, `cannot read "%s": permission denied`, w.path("secret.txt"))
+	}},
+	{"stream of an unreadable file yields the error", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "s", 0o000)
+		seq, err := w.p.StreamText(context.Background(), w.target("secret.txt"))
+		require.NoError(t, err, "the stat checks pass")
+		_, _, err = collect(t, seq)
+		assertDenied(t, err, `cannot read "%s": permission denied`, w.path("secret.txt"))
+	}},
+	{"read of a target whose directory was locked", func(t *testing.T, w *workspace) {
+		w.file("locked/x.txt", "x", 0o644)
+		tg := w.target("locked/x.txt")
+		lock(t, w.path("locked"))
+		_, err := w.p.ReadText(context.Background(), tg)
+		assertDenied(t, err, `cannot read "%s": permission denied`, tg.DisplayPath)
+	}},
+	{"list of an unreadable directory", func(t *testing.T, w *workspace) {
+		w.file("noread/x.txt", "x", 0o644)
+		restrict(t, w.path("noread"), 0o300)
+		_, err := w.p.ListDir(context.Background(), w.target("noread"))
+		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("noread"))
+	}},
+	{"list with an unreachable child lists it as other", func(t *testing.T, w *workspace) {
+		w.file("locked/x.txt", "x", 0o644)
+		w.symlink("d/link", "../locked/x.txt")
+		w.file("d/ok.txt", "ok", 0o644)
+		lock(t, w.path("locked"))
+		entries, err := w.p.ListDir(context.Background(), w.target("d"))
+		require.NoError(t, err)
+		m := entryMap(entries)
+		assert.Equal(t, fsapi.TypeOther, m["link"].Type)
+		assert.Empty(t, m["link"].Version)
+		assert.Equal(t, w.path("d/link"), m["link"].Target.Key)
+		assert.Equal(t, fsapi.TypeFile, m["ok.txt"].Type)
+	}},
+	{"write over an unreadable file", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "old", 0o000)
+		_, err := w.p.WriteText(context.Background(), w.target("secret.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("secret.txt"))
+		require.NoError(t, os.Chmod(w.path("secret.txt"), 0o644))
+		assert.Equal(t, "old", w.content("secret.txt"))
+	}},
+	{"write in a read-only directory", func(t *testing.T, w *workspace) {
+		w.file("ro/f.txt", "old", 0o644)
+		restrict(t, w.path("ro"), 0o555)
+		_, err := w.p.WriteText(context.Background(), w.target("ro/f.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("ro/f.txt"))
+		assert.Equal(t, "old", w.content("ro/f.txt"))
+		assert.Equal(t, []string{"f.txt"}, w.names("ro"))
+	}},
+	{"create of a new file in a read-only directory", func(t *testing.T, w *workspace) {
+		w.mkdir("ro")
+		restrict(t, w.path("ro"), 0o555)
+		_, err := w.p.WriteText(context.Background(), w.target("ro/new.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("ro/new.txt"))
+		assert.Empty(t, w.names("ro"))
+	}},
+	{"create of missing parents in a read-only directory", func(t *testing.T, w *workspace) {
+		w.mkdir("ro")
+		restrict(t, w.path("ro"), 0o555)
+		_, err := w.p.WriteText(context.Background(), w.target("ro/a/b.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("ro/a/b.txt"))
+	}},
+	{"in-place write of a read-only hard-linked file", func(t *testing.T, w *workspace) {
+		w.file("a.txt", "old", 0o444)
+		require.NoError(t, os.Link(w.path("a.txt"), w.path("b.txt")))
+		_, err := w.p.WriteText(context.Background(), w.target("a.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("a.txt"))
+		assert.Equal(t, "old", w.content("b.txt"))
+	}},
+	{"edit of an unreadable file", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "old", 0o000)
+		_, err := w.p.EditText(context.Background(), w.target("secret.txt"), fsapi.EditRequest{OldString: "old", NewString: "new"}, nil)
+		assertDenied(t, err, `cannot edit "%s": permission denied`, w.path("secret.txt"))
+	}},
+	{"edit in a read-only directory", func(t *testing.T, w *workspace) {
+		w.file("ro/f.txt", "old", 0o644)
+		restrict(t, w.path("ro"), 0o555)
+		_, err := w.p.EditText(context.Background(), w.target("ro/f.txt"), fsapi.EditRequest{OldString: "old", NewString: "new"}, nil)
+		assertDenied(t, err, `cannot edit "%s": permission denied`, w.path("ro/f.txt"))
+		assert.Equal(t, "old", w.content("ro/f.txt"))
+		assert.Equal(t, []string{"f.txt"}, w.names("ro"))
+	}},
+	{"a permission error outside the root is refused as outside", func(t *testing.T, w *workspace) {
+		j := newJail(t)
+		require.NoError(t, os.Mkdir(j.outside("locked"), 0o755))
+		lock(t, j.outside("locked"))
+		_, err := j.p.Resolve(context.Background(), j.outside("locked/x.txt"), fsapi.ResolveOptions{})
+		assert.EqualError(t, err, outsideMsg(j.outside("locked/x.txt")))
+		assertCode(t, fsapi.CodeSandboxDenied, err)
+	}},
+}
+
+// TestPermissionDenied runs every [D7] case as an unprivileged user: in
+// this process when it is not root, else in a copy of the test binary
+// re-executed as uid/gid 65534 (issue 3: never skipped).
+func TestPermissionDenied(t *testing.T) {
+	if os.Getenv(permChildEnv) != "" || os.Geteuid() != 0 {
+		require.NotZero(t, os.Geteuid(), "these cases need an unprivileged user")
+		for _, tc := range permissionCases {
+			t.Run(tc.name, func(t *testing.T) {
+				w := newWorkspace(t)
+				tc.run(t, w)
+				assert.Zero(t, w.p.LockCount())
+			})
+		}
+		return
+	}
+	dir, err := os.MkdirTemp("", "fslocal-perm-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o755))
+	exe := filepath.Join(dir, "fslocal.test")
+	copyExecutable(t, exe)
+
+	cmd := exec.Command(exe, "-test.run=^TestPermissionDenied$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), permChildEnv+"=1", "TMPDIR="+os.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	t.Logf("child as uid %d:\n%s", nobody, out)
+	require.NoError(t, err, "the unprivileged run failed")
+	assert.Equal(t, len(permissionCases), strings.Count(string(out), "--- PASS: TestPermissionDenied/"),
+		"every case ran and passed in the child")
+	assert.NotContains(t, string(out), "--- FAIL")
+}
+
+// copyExecutable copies the running test binary to dst with mode 0755.
+func copyExecutable(t *testing.T, dst string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	src, err := os.Open(self)
+	require.NoError(t, err)
+	defer src.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	require.NoError(t, err)
+	_, err = io.Copy(out, src)
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+}
+
+// lock removes every permission from the directory path.
+func lock(t *testing.T, path string) { restrict(t, path, 0o000) }
+
+// restrict sets the directory path's mode and restores 0755 when the test
+// ends, so its temp dir can be removed.
+func restrict(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	require.NoError(t, os.Chmod(path, mode))
+	t.Cleanup(func() { os.Chmod(path, 0o755) })
+}
+
+// assertDenied checks a [D7] message and code.
+func assertDenied(t *testing.T, err error, msg, display string) {
+	t.Helper()
+	assert.EqualError(t, err, replaceP(msg, display))
+	assertCode(t, fsapi.CodePermissionDenied, err)
+	assert.ErrorIs(t, err, os.ErrPermission)
+}

@@ -1,0 +1,37 @@
+package fslocal
+
+import (
+	"context"
+
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// Plugin is the `fslocal` plugin (contract §1): it requires nothing and
+// provides the "fs" service ([fsapi.Key]) backed by a [Provider] built from
+// its [Config] (defaults: HardLinks "preserve", the process working
+// directory as cwd, no confinement). A load error of [New] (a root that is
+// not a directory, a cwd outside the root) fails the instance. Disposing the
+// instance withdraws "fs" and closes the provider. A second provider of "fs"
+// in one host fails with host.ErrDuplicateService and leaves the first
+// unaffected.
+var Plugin = host.Define[Config]("fslocal", apply,
+	host.Provides(fsapi.Key),
+	host.Defaults(func() Config { return Config{HardLinks: HardLinksPreserve} }),
+)
+
+func init() { host.Register(Plugin) }
+
+// apply builds the provider, registers its close, and provides it.
+func apply(_ context.Context, s *host.Scope, cfg Config) error {
+	p, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Effect("close", func(context.Context) error { return p.Close() }); err != nil {
+		p.Close()
+		return err
+	}
+	_, err = fsapi.Key.Provide(s, p)
+	return err
+}

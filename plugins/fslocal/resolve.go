@@ -1,0 +1,234 @@
+package fslocal
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// maxSymlinks is how many symlinks one resolution follows before it fails
+// with ELOOP, as Linux's MAXSYMLINKS.
+const maxSymlinks = 40
+
+// errOutside is the walk's verdict that a path's real location, or a link
+// on the way, lies outside the confinement root (contract §3.10).
+var errOutside = errors.New("outside the root")
+
+// Resolve maps path to a Target (contract §3.2). A relative path is joined
+// to opts.Cwd (itself taken against the provider's cwd when relative), or to
+// the provider's cwd when opts.Cwd is empty; an absolute path ignores both.
+// The DisplayPath is that join, cleaned lexically (no symlinks resolved, no
+// `~` expansion, `..` above `/` stays `/`). The Key is the realpath when the
+// path exists; otherwise the realpath of the nearest existing ancestor plus
+// the missing suffix, so a file not yet created has the key it will have,
+// and a dangling symlink has its own (link) key.
+//
+// Errors: FS_ABORTED `resolve aborted` when ctx is done on entry or after the
+// probe; FS_NOT_FOUND `file_path must be a non-empty string` for a blank path
+// (JavaScript whitespace, U+0085 excepted); FS_NOT_FOUND `cannot resolve
+// "<p>": a parent path segment is not a directory`; FS_PERMISSION_DENIED
+// `cannot resolve "<p>": permission denied` ([D7]); under confinement
+// FS_SANDBOX_DENIED `cannot resolve "<p>": outside the workspace` when the
+// real location, or any link on the way, leaves the root ([D8]), checked
+// before any other failure. Anything else (ELOOP) passes through uncoded.
+func (p *Provider) Resolve(ctx context.Context, path string, opts fsapi.ResolveOptions) (fsapi.Target, error) {
+	if err := ctx.Err(); err != nil {
+		return fsapi.Target{}, fsapi.ErrAborted("resolve", err)
+	}
+	if blank(path) {
+		return fsapi.Target{}, fsapi.ErrBlankPath("resolve")
+	}
+	display := p.displayPath(path, opts.Cwd)
+	loc, err := p.locate(display)
+	if cerr := ctx.Err(); cerr != nil {
+		return fsapi.Target{}, fsapi.ErrAborted("resolve", cerr)
+	}
+	if err != nil {
+		return fsapi.Target{}, resolveError(display, err)
+	}
+	return fsapi.Target{Key: loc.key, DisplayPath: display}, nil
+}
+
+// resolveError maps a walk failure to the contract's resolve errors.
+func resolveError(display string, err error) error {
+	switch {
+	case errors.Is(err, errOutside):
+		return fsapi.ErrOutsideWorkspace(display, nil)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fsapi.ErrParentNotDirectory(display, err)
+	case denied(err):
+		return fsapi.ErrPermission("resolve", display, err)
+	}
+	return err
+}
+
+// displayPath computes the display path of path (contract §3.2 step 3).
+func (p *Provider) displayPath(path, cwd string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	base := p.cwd
+	switch {
+	case cwd == "":
+	case filepath.IsAbs(cwd):
+		base = cwd
+	default:
+		base = filepath.Join(p.cwd, cwd)
+	}
+	return filepath.Join(base, path)
+}
+
+// blank reports whether s is empty or made only of the JavaScript
+// whitespace set (contract §3.2 step 2). U+0085 is not whitespace here.
+func blank(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 0x09 && r <= 0x0D, r == 0x20, r == 0xA0, r == 0x1680,
+			r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F,
+			r == 0x205F, r == 0x3000, r == 0xFEFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// location is where a path is (contract §3.2 step 4, §3.10).
+type location struct {
+	// key is the target key: the realpath when the path exists, else the
+	// realpath of the nearest existing ancestor (symlinks followed) plus the
+	// missing suffix.
+	key string
+	// real is the real location: the realpath when the path exists, else
+	// where its link chain designates, followed until a missing component,
+	// plus the rest. It differs from key only through a dangling link.
+	real string
+	// exists reports whether the path exists (symlinks followed).
+	exists bool
+}
+
+// locate finds the location of the absolute, clean path display. Under
+// confinement a path lexically under the root starts its walk at the root,
+// which is canonical.
+func (p *Provider) locate(display string) (location, error) {
+	if base := p.tree.base; base != "" && within(base, display) {
+		return p.walk(base, true, splitPath(display[len(base):]))
+	}
+	return p.walk("/", false, splitPath(display))
+}
+
+// walk resolves comps below prefix, a real (symlink-free) existing
+// directory, the way the kernel resolves a path, one component at a time,
+// so that it knows the real location of every step and of dangling links.
+// entered says whether the walk has already reached the confinement root.
+//
+// Under confinement, once the walk has been inside the root, probing any
+// location that is neither inside it nor one of its ancestors (which an
+// absolute link text passes through on its way back in) marks the walk as
+// strayed: the result is then errOutside whatever happens next, so no error
+// reveals what lies outside (contract §3.10 "Check order"). A link that
+// leads outside and back in is refused too. Before the root is reached (a path spelled
+// through a symlinked ancestor of the root), failures outside are refused
+// the same way. Errors: errOutside, a *fs.PathError with ENOTDIR (a
+// non-directory with components after it) or ELOOP, or the lstat/readlink
+// error (EACCES, ...).
+func (p *Provider) walk(prefix string, entered bool, comps []string) (location, error) {
+	resolved := prefix
+	keyPrefix := prefix
+	strayed := false
+	links := 0
+	fail := func(at string, err error) (location, error) {
+		if strayed || !p.tree.inside(at) {
+			return location{}, errOutside
+		}
+		return location{}, err
+	}
+	for i, c := range comps {
+		queue := []string{c}
+		for len(queue) > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			switch x {
+			case ".":
+				continue
+			case "..":
+				resolved = filepath.Dir(resolved)
+				continue
+			}
+			cand := joinName(resolved, x)
+			if entered && !p.tree.inside(cand) && !within(cand, p.tree.base) {
+				strayed = true // a probe off the way to and under the root
+			}
+			fi, err := os.Lstat(cand)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					rest := append(append([]string{cand}, queue...), comps[i+1:]...)
+					loc := location{
+						key:  filepath.Join(append([]string{keyPrefix}, comps[i:]...)...),
+						real: filepath.Join(rest...),
+					}
+					if strayed || !p.tree.inside(loc.real) || !p.tree.inside(loc.key) {
+						return location{}, errOutside
+					}
+					return loc, nil
+				}
+				return fail(cand, err)
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				links++
+				if links > maxSymlinks {
+					return fail(cand, &fs.PathError{Op: "resolve", Path: cand, Err: syscall.ELOOP})
+				}
+				text, err := os.Readlink(cand)
+				if err != nil {
+					return fail(cand, err)
+				}
+				if filepath.IsAbs(text) {
+					resolved = "/"
+				}
+				queue = append(splitPath(text), queue...)
+				continue
+			}
+			if !fi.IsDir() && (len(queue) > 0 || i < len(comps)-1) {
+				return fail(cand, &fs.PathError{Op: "resolve", Path: cand, Err: syscall.ENOTDIR})
+			}
+			resolved = cand
+			if p.tree.inside(resolved) {
+				entered = true
+			}
+		}
+		keyPrefix = resolved
+	}
+	if strayed || !p.tree.inside(resolved) {
+		return location{}, errOutside
+	}
+	return location{key: resolved, real: resolved, exists: true}, nil
+}
+
+// splitPath splits a slash-separated path into its components, dropping
+// empty ones (repeated or leading slashes).
+func splitPath(p string) []string {
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for _, s := range parts {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// joinName joins one component name (no slash) to the absolute directory
+// dir without cleaning.
+func joinName(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}

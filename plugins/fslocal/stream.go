@@ -1,0 +1,139 @@
+package fslocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// StreamText returns t's text in chunks (contract §3.5), with the same
+// checks and outcome as ReadText: the concatenation of the chunks equals
+// ReadText's text.
+//
+// The stat checks (FS_ABORTED, not found, not a regular file, permission
+// denied) run before StreamText returns. The file is opened when iteration
+// starts and closed when it ends, early or not; each iteration reads the
+// file afresh. Every chunk is valid UTF-8 of at most 64 KiB; chunk
+// boundaries mean nothing. No chunk is yielded before the first 8192 bytes
+// (or the whole of a shorter file) have been searched for NUL, so a binary
+// file yields only its error. A multi-byte sequence split across reads is
+// carried over, never reported. Errors met while iterating (FS_ABORTED `read
+// aborted`, checked before every read; FS_NOT_TEXT; FS_PERMISSION_DENIED;
+// uncoded I/O errors) are yielded as the last pair, with an empty chunk.
+//
+// Memory: one 64 KiB buffer, whatever the file size; each chunk is a fresh
+// string the caller may keep (so the bytes allocated over a whole iteration
+// equal the file size, while the live memory stays one buffer plus the
+// chunks the caller retains).
+func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[string, error], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fsapi.ErrAborted("read", err)
+	}
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err != nil && absent(err):
+		return nil, fsapi.ErrNotFound("read", t.DisplayPath, err)
+	case err != nil:
+		return nil, coded("read", t.DisplayPath, err)
+	case !fi.Mode().IsRegular():
+		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
+	}
+	return func(yield func(string, error) bool) {
+		f, _, err := p.openKey(t, "read")
+		if err != nil {
+			if absent(err) {
+				err = fsapi.ErrNotFound("read", t.DisplayPath, err)
+			}
+			yield("", err)
+			return
+		}
+		defer f.Close()
+		for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
+			if err != nil {
+				yield("", coded("read", t.DisplayPath, err))
+				return
+			}
+			if !yield(string(chunk), nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+// decodeText reads r in chunks of up to chunkSize bytes and yields the text
+// as byte slices that are valid UTF-8, with the read checks of contract §3.5:
+// NUL in the first sniffLen bytes (before any chunk is yielded and before any
+// decoding), strict UTF-8 with sequences split across reads carried over, one
+// leading BOM removed, ctx checked before every read. A yielded slice aliases
+// the decoder's buffer and is valid only until the next step. After an error
+// nothing more is yielded.
+func decodeText(ctx context.Context, r io.Reader, display string) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		buf := make([]byte, chunkSize)
+		held := 0  // bytes in buf not yet yielded (a carried partial sequence, or unsniffed bytes)
+		total := 0 // bytes read from r so far
+		started := false
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(nil, fsapi.ErrAborted("read", err))
+				return
+			}
+			n, err := r.Read(buf[held:])
+			if total < sniffLen && bytes.IndexByte(buf[held:held+min(n, sniffLen-total)], 0) >= 0 {
+				yield(nil, fsapi.ErrBinary("read", display))
+				return
+			}
+			total += n
+			held += n
+			eof := errors.Is(err, io.EOF)
+			if err != nil && !eof {
+				yield(nil, err)
+				return
+			}
+			if !started && !eof && total < sniffLen {
+				continue // the first chunk waits until the sniff window is complete
+			}
+			cut := held
+			if !eof {
+				cut = completePrefix(buf[:held])
+			}
+			if !utf8.Valid(buf[:cut]) || (eof && cut < held) {
+				yield(nil, fsapi.ErrInvalidUTF8("read", display))
+				return
+			}
+			out := buf[:cut]
+			if !started {
+				started = true
+				out = bytes.TrimPrefix(out, []byte(eol.BOM))
+			}
+			if len(out) > 0 && !yield(out, nil) {
+				return
+			}
+			held = copy(buf, buf[cut:held])
+			if eof {
+				return
+			}
+		}
+	}
+}
+
+// completePrefix returns the length of the longest prefix of b that does
+// not end inside an incomplete (but possibly valid) UTF-8 sequence: the
+// start of a trailing sequence that FullRune says is unfinished, else len(b).
+func completePrefix(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-(utf8.UTFMax-1); i-- {
+		if b[i]&0xC0 != 0x80 { // a leading byte (or ASCII)
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			return len(b)
+		}
+	}
+	return len(b)
+}

@@ -1,0 +1,146 @@
+package fslocal
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// WriteText creates or replaces the regular file t with content under
+// intent, atomically and durably, under t's per-target lock (contract §3.7,
+// §3.9). A nil intent is an unconditional create-or-overwrite, still
+// serialised and atomic.
+//
+// The checks run in this order: FS_ABORTED `write aborted` (on entry, while
+// waiting for the lock, before creating parents, before the commit, and
+// before the rename, which leaves the file as it was); FS_NOT_REGULAR_FILE
+// `cannot write "<p>": not a regular file` for an existing non-file (before
+// the intent); then the intent: ReplaceIfVersion fails FS_STALE_VERSION
+// `cannot write "<p>": file no longer exists` when t is absent (it is not
+// recreated) and `cannot write "<p>": file changed since it was read` when
+// the version differs; CreateIfAbsent fails FS_NOT_OBSERVED `cannot
+// overwrite existing "<p>" without reading it first` on an existing file.
+// EACCES or EPERM anywhere give FS_PERMISSION_DENIED `cannot write "<p>":
+// permission denied` ([D7]); a redirection outside the confinement root
+// FS_SANDBOX_DENIED. Other failures (ENOSPC, EROFS, ...) pass through
+// uncoded, after the staging file is removed.
+//
+// Bytes: a new file gets content verbatim (missing parents are created
+// 0777 minus the umask; the file 0666 minus the umask, [D3]). An existing
+// file keeps its leading BOM unless content starts with U+FEFF, and when it
+// is CRLF-dominant (more CRLF pairs than bare LFs after the BOM) every bare
+// LF of content is written as CRLF ([D2]); a trailing newline is never
+// added. It keeps its permission bits and, as root, its owner. Writing
+// through a symlink replaces the real file and the link survives; a dangling
+// link is replaced by a regular file. A file with several hard links is
+// rewritten in place when Config.HardLinks is "preserve" ([D9]).
+//
+// The outcome's Before is nil for a create and for a prior file that is not
+// text (a NUL anywhere, or invalid UTF-8), else its text without BOM and with
+// CRLF→LF; After is content with CRLF→LF (not the on-disk bytes).
+func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
+	if err := ctx.Err(); err != nil {
+		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+	}
+	release, err := p.locks.acquire(ctx, t.Key)
+	if err != nil {
+		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+	}
+	defer release()
+
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err != nil && absent(err):
+		fi = nil
+	case err != nil:
+		return fsapi.WriteOutcome{}, coded("write", t.DisplayPath, err)
+	case !fi.Mode().IsRegular():
+		return fsapi.WriteOutcome{}, fsapi.ErrNotRegularFile("write", t.DisplayPath)
+	}
+	if err := checkIntent(t, intent, fi); err != nil {
+		return fsapi.WriteOutcome{}, err
+	}
+
+	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate, After: eol.ToLF(content)}
+	data := content
+	if fi != nil {
+		out.Operation = fsapi.OperationUpdate
+		prior, err := p.readPrior(ctx, t, "write")
+		if err != nil {
+			return fsapi.WriteOutcome{}, err
+		}
+		if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
+			before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
+			out.Before = &before
+		}
+		data = encodeLike(prior, content)
+	}
+	if err := p.commit(ctx, t, "write", data, fi); err != nil {
+		return fsapi.WriteOutcome{}, err
+	}
+	if out.Version, err = p.reprobe(t, "write"); err != nil {
+		return fsapi.WriteOutcome{}, err
+	}
+	return out, nil
+}
+
+// checkIntent applies a write intent to the probed state (contract §3.7
+// step 4); fi is nil when the target is absent.
+func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) error {
+	if intent == nil {
+		return nil
+	}
+	switch intent.Kind {
+	case fsapi.ReplaceIfVersion:
+		if fi == nil {
+			return fsapi.ErrNoLongerExists(t.DisplayPath)
+		}
+		if versionOf(fi) != intent.Version {
+			return fsapi.ErrChanged("write", t.DisplayPath)
+		}
+	case fsapi.CreateIfAbsent:
+		if fi != nil {
+			return fsapi.ErrOverwriteUnread(t.DisplayPath)
+		}
+	default:
+		return fmt.Errorf("fslocal: unknown write intent kind %d", int(intent.Kind))
+	}
+	return nil
+}
+
+// encodeLike returns the bytes that write content over a file whose bytes
+// are prior (contract §3.7 step 6, [D2]): prior's BOM is kept unless content
+// brings U+FEFF itself, and a CRLF-dominant prior turns content's bare LFs
+// into CRLF. prior is inspected as bytes, text or not.
+func encodeLike(prior, content string) string {
+	rest, bom := eol.StripBOM(prior)
+	data := content
+	if eol.CRLFDominant(rest) {
+		data = eol.BareLFToCRLF(data)
+	}
+	if bom && !strings.HasPrefix(content, eol.BOM) {
+		data = eol.BOM + data
+	}
+	return data
+}
+
+// readPrior reads the whole existing file t for a mutation op ("write" or
+// "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
+// worded for op.
+func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, error) {
+	f, fi, err := p.openKey(t, op)
+	if err != nil {
+		return "", coded(op, t.DisplayPath, err)
+	}
+	defer f.Close()
+	text, err := readAll(ctx, f, fi.Size(), op)
+	if err != nil {
+		return "", coded(op, t.DisplayPath, err)
+	}
+	return text, nil
+}
