@@ -11,45 +11,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/internal/stacktest"
 	"github.com/dsh-go/dsh/mcpserver"
 	"github.com/dsh-go/dsh/plugins/fslocal"
-	"github.com/dsh-go/dsh/plugins/fspolicy"
-	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// stack is the default deployment on one host, confined to w, behind one
-// MCP server.
+// stack is the default deployment (stacktest) behind one MCP server.
 type stack struct {
-	h       *host.Host
-	reg     *tools.Registry
-	fs      *host.Instance
+	*stacktest.Stack
 	srv     *mcpserver.Server
-	w       string
 	changed chan struct{}
 }
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	w, err := filepath.EvalSymlinks(t.TempDir())
+	st := stacktest.New(t, stacktest.Options{})
+	srv, err := mcpserver.New(st.Host.Root(), st.Registry, mcpserver.Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
 	require.NoError(t, err)
-	h := host.New()
-	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	ctx := t.Context()
-	_, err = h.Plugin(ctx, tools.Plugin, nil)
-	require.NoError(t, err)
-	fs, err := h.Plugin(ctx, fslocal.Plugin, map[string]any{"cwd": w, "root": w})
-	require.NoError(t, err)
-	_, err = h.Plugin(ctx, fspolicy.Plugin, nil)
-	require.NoError(t, err)
-	_, err = h.Plugin(ctx, toolfs.Plugin, nil)
-	require.NoError(t, err)
-	require.NoError(t, h.Audit())
-	reg, _ := tools.Key.Get(h.Root())
-	srv, err := mcpserver.New(h.Root(), reg, mcpserver.Options{Name: "test", Version: "1", Cwd: func() string { return w }})
-	require.NoError(t, err)
-	return &stack{h: h, reg: reg, fs: fs, srv: srv, w: w, changed: make(chan struct{}, 16)}
+	return &stack{Stack: st, srv: srv, changed: make(chan struct{}, 16)}
 }
 
 // connect opens one more MCP session on the same server.
@@ -85,18 +65,18 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 // one session cannot be edited by the other (contract §4).
 func TestTwoSessionsHaveTheirOwnObservations(t *testing.T) {
 	s := newStack(t)
-	require.NoError(t, os.WriteFile(filepath.Join(s.w, "a.txt"), []byte("hello world\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
 	a, b := s.connect(t), s.connect(t)
 
 	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
 	require.False(t, isErr)
 	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
 	assert.True(t, isErr)
-	assert.Equal(t, `Error: edit requires reading "`+s.w+`/a.txt" first — read the file, then retry`, text)
+	assert.Equal(t, `Error: edit requires reading "`+s.W+`/a.txt" first — read the file, then retry`, text)
 
 	text, isErr = call(t, a, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
 	assert.False(t, isErr, text)
-	assert.Equal(t, "The file "+s.w+"/a.txt has been updated successfully.", text)
+	assert.Equal(t, "The file "+s.W+"/a.txt has been updated successfully.", text)
 	assert.Equal(t, 2, s.srv.Sessions())
 }
 
@@ -122,7 +102,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 		<-s.changed
 	}
 
-	require.NoError(t, s.fs.Dispose(t.Context()))
+	require.NoError(t, s.FS.Dispose(t.Context()))
 	waitChanged(t, s)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		tl, err := cs.ListTools(t.Context(), nil)
@@ -130,9 +110,9 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 			assert.Empty(c, tl.Tools)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
-	assert.Empty(t, s.reg.Prompt(), "the 4 prompt sections went with the tools")
+	assert.Empty(t, s.Registry.Prompt(), "the 4 prompt sections went with the tools")
 
-	_, err = s.h.Plugin(t.Context(), fslocal.Plugin, map[string]any{"cwd": s.w, "root": s.w})
+	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, map[string]any{"cwd": s.W, "root": s.W})
 	require.NoError(t, err)
 	waitChanged(t, s)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
@@ -148,7 +128,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 func TestCancellationReachesTheTool(t *testing.T) {
 	s := newStack(t)
 	started, saw := make(chan struct{}), make(chan error, 1)
-	_, err := s.reg.Register(s.h.Root(), tools.Tool{Name: "block", Parameters: []byte(`{"type":"object","properties":{}}`),
+	_, err := s.Registry.Register(s.Host.Root(), tools.Tool{Name: "block", Parameters: []byte(`{"type":"object","properties":{}}`),
 		Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
 			close(started)
 			select {

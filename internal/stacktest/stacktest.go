@@ -1,0 +1,87 @@
+// Package stacktest assembles the default filesystem stack on a fresh host
+// for tests and benchmarks, as fxtest does for fx: the tool registry,
+// fslocal confined to a fresh workspace, fspolicy (unless asked not to) and
+// toolfs. It is imported only from _test.go files.
+package stacktest
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fslocal"
+	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/toolfs"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// Stack is the default deployment on one host.
+type Stack struct {
+	Host     *host.Host
+	Registry *tools.Registry
+	// FS, Policy and ToolFS are the instances; Policy is nil without the
+	// policy.
+	FS, Policy, ToolFS *host.Instance
+	// W is the workspace: a fresh, symlink-free temporary directory, the
+	// provider's cwd and confinement root.
+	W string
+}
+
+// Options change the stack.
+type Options struct {
+	// NoPolicy leaves fspolicy out (the bare provider).
+	NoPolicy bool
+	// ToolFS is toolfs's raw config (nil: defaults).
+	ToolFS map[string]any
+	// W is the workspace to use instead of a fresh one.
+	W string
+}
+
+// New mounts the stack, fails tb when any plugin is not ACTIVE, and shuts
+// the host down at the end of the test.
+func New(tb testing.TB, opts Options) *Stack {
+	tb.Helper()
+	w := opts.W
+	if w == "" {
+		var err error
+		if w, err = filepath.EvalSymlinks(tb.TempDir()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	h := host.New()
+	tb.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	s := &Stack{Host: h, W: w}
+	mount := func(p *host.Plugin, cfg any) *host.Instance {
+		inst, err := h.Plugin(context.Background(), p, cfg)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return inst
+	}
+	mount(tools.Plugin, nil)
+	s.FS = mount(fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	if !opts.NoPolicy {
+		s.Policy = mount(fspolicy.Plugin, nil)
+	}
+	s.ToolFS = mount(toolfs.Plugin, opts.ToolFS)
+	if err := h.Audit(); err != nil {
+		tb.Fatal(err)
+	}
+	reg, ok := tools.Key.Get(h.Root())
+	if !ok {
+		tb.Fatal("no tool registry")
+	}
+	s.Registry = reg
+	return s
+}
+
+// Session returns a session with the given id whose cwd is the workspace.
+func (s *Stack) Session(id string) *tools.Session { return &tools.Session{ID: id, Cwd: s.W} }
+
+// Call runs one top-level call in session (nil: no session) with args as
+// JSON text.
+func (s *Stack) Call(ctx context.Context, session *tools.Session, tool, args string) tools.Result {
+	return s.Registry.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Session: session})
+}
