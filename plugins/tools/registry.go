@@ -279,8 +279,24 @@ func render(t Tool, args Args, value any) []Block {
 	return []Block{TextBlock(string(b))}
 }
 
-// checkOutput validates value's JSON form against the output schema.
+// OutputChecker is implemented by structured values that check themselves
+// against their tool's output schema. A value whose Go type already fixes
+// the schema's shape (closed objects, required keys, JSON types) only has the
+// rest to check (enums, arrays that must not be null), without the JSON round
+// trip the generic check needs; the tool's tests must show that its values
+// satisfy its published schema. CheckOutput returns the violations joined by
+// "; ", or nil.
+type OutputChecker interface {
+	CheckOutput() error
+}
+
+// checkOutput validates value against the output schema: through its own
+// CheckOutput when it has one, else its JSON form with the generic
+// validator (contract §5.2 step 7).
 func checkOutput(schema *jsonschema.Resolved, value any) error {
+	if c, ok := value.(OutputChecker); ok {
+		return c.CheckOutput()
+	}
 	b, err := json.Marshal(value)
 	if err != nil {
 		return err
