@@ -41,7 +41,7 @@ func (p *Provider) Resolve(ctx context.Context, path string, opts fsapi.ResolveO
 	if err := ctx.Err(); err != nil {
 		return fsapi.Target{}, fsapi.ErrAborted("resolve", err)
 	}
-	if blank(path) {
+	if fsapi.IsBlank(path) {
 		return fsapi.Target{}, fsapi.ErrBlankPath("resolve")
 	}
 	display := p.displayPath(path, opts.Cwd)
@@ -82,21 +82,6 @@ func (p *Provider) displayPath(path, cwd string) string {
 		base = filepath.Join(p.cwd, cwd)
 	}
 	return filepath.Join(base, path)
-}
-
-// blank reports whether s is empty or made only of the JavaScript
-// whitespace set (contract §3.2 step 2). U+0085 is not whitespace here.
-func blank(s string) bool {
-	for _, r := range s {
-		switch {
-		case r >= 0x09 && r <= 0x0D, r == 0x20, r == 0xA0, r == 0x1680,
-			r >= 0x2000 && r <= 0x200A, r == 0x2028, r == 0x2029, r == 0x202F,
-			r == 0x205F, r == 0x3000, r == 0xFEFF:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // location is where a path is (contract §3.2 step 4, §3.10).

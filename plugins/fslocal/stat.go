@@ -52,7 +52,7 @@ func (p *Provider) Lstat(ctx context.Context, path string, opts fsapi.ResolveOpt
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("lstat", err)
 	}
-	if blank(path) {
+	if fsapi.IsBlank(path) {
 		return nil, fsapi.ErrBlankPath("lstat")
 	}
 	display := p.displayPath(path, opts.Cwd)
