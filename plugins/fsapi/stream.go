@@ -28,3 +28,14 @@ func Stream(ctx context.Context, fsys FileSystem, t Target) (iter.Seq2[string, e
 	}
 	return func(yield func(string, error) bool) { yield(text, nil) }, nil
 }
+
+// ByteStreamer is the optional capability of streaming a file's text
+// without a copy per chunk. StreamBytes behaves as StreamText (same checks,
+// same errors, valid UTF-8 chunks whose concatenation is the text), except
+// that each chunk aliases the provider's buffer and is valid only until the
+// next iteration step, as bufio.Scanner.Bytes is: a consumer that keeps any
+// of it must copy it. A reader that only scans (the read tool counting the
+// lines of a 200 MB file) then allocates nothing per chunk.
+type ByteStreamer interface {
+	StreamBytes(ctx context.Context, t Target) (iter.Seq2[[]byte, error], error)
+}
