@@ -80,3 +80,33 @@ func BenchmarkEditCall(b *testing.B) {
 		from, to = to, from
 	}
 }
+
+// BenchmarkReadFirstWindowBig reads the first window of a 200 MB file of
+// 2 million lines through the registry: the whole file is streamed to count
+// its lines exactly. It creates the file in setup, so it runs only with
+// -bench.
+func BenchmarkReadFirstWindowBig(b *testing.B) {
+	s := stacktest.New(b, stacktest.Options{})
+	f, err := os.Create(filepath.Join(s.W, "big.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := strings.Repeat("y", 99) + "\n"
+	block := strings.Repeat(line, 10000)
+	for range 200 {
+		if _, err := f.WriteString(block); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	sess := s.Session("bench")
+	b.SetBytes(200_000_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := s.Call(b.Context(), sess, "read", `{"file_path":"big.txt"}`); res.IsError {
+			b.Fatal(res.Text())
+		}
+	}
+}
