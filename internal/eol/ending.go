@@ -13,7 +13,8 @@ func ToLF(s string) string {
 }
 
 // Counts returns the number of CRLF pairs in s and the number of bare LFs
-// (LFs not preceded by CR).
+// (LFs not preceded by CR), the two figures of the dominance rule (contract
+// §3.7 step 6, §3.8 step 8).
 func Counts(s string) (crlf, bareLF int) {
 	lf := strings.Count(s, "\n")
 	crlf = strings.Count(s, "\r\n")

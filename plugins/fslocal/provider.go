@@ -89,7 +89,5 @@ func (p *Provider) Close() error {
 
 var (
 	_ fsapi.FileSystem = (*Provider)(nil)
-	_ fsapi.Streamer   = (*Provider)(nil)
-	_ fsapi.Lstater    = (*Provider)(nil)
 	_ fsapi.RealPather = (*Provider)(nil)
 )

@@ -151,3 +151,5 @@ func owner(fi fs.FileInfo) (uid, gid int, ok bool) {
 	}
 	return int(st.Uid), int(st.Gid), true
 }
+
+var _ fsapi.Lstater = (*Provider)(nil)

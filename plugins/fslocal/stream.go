@@ -137,3 +137,5 @@ func completePrefix(b []byte) int {
 	}
 	return len(b)
 }
+
+var _ fsapi.Streamer = (*Provider)(nil)
