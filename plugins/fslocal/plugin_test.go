@@ -103,21 +103,3 @@ func TestPluginConfig(t *testing.T) {
 		assert.Empty(t, fsys.(*fslocal.Provider).Root())
 	})
 }
-
-func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name string
-		cfg  fslocal.Config
-		err  error
-	}{
-		{"preserve is valid", fslocal.Config{HardLinks: "preserve"}, nil},
-		{"break is valid", fslocal.Config{HardLinks: "break"}, nil},
-		{"empty means preserve", fslocal.Config{}, nil},
-		{"anything else is refused", fslocal.Config{HardLinks: "Preserve"}, fslocal.ErrHardLinks},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.err, tc.cfg.Validate())
-		})
-	}
-}
