@@ -69,11 +69,11 @@ func New(cfg Config) (*Provider, error) {
 }
 
 // Cwd returns the absolute directory relative paths resolve against when a
-// call gives no cwd.
+// call gives no cwd (contract §3.1).
 func (p *Provider) Cwd() string { return p.cwd }
 
 // Root returns the canonical confinement root, or "" when confinement is
-// off (no root, or root "/").
+// off (no root, or root "/"). Contract §3.10.
 func (p *Provider) Root() string { return p.tree.base }
 
 // RealPath returns the real location of t: for fslocal its key, the

@@ -153,6 +153,9 @@ func TestConfinementLstat(t *testing.T) {
 	info, err := j.p.Lstat(context.Background(), "final", fsapi.ResolveOptions{})
 	require.NoError(t, err, "a link inside is examined, not followed")
 	assert.Equal(t, fsapi.TypeSymlink, info.Type)
+	info, err = j.p.Lstat(context.Background(), ".", fsapi.ResolveOptions{})
+	require.NoError(t, err, "the root itself is inside")
+	assert.Equal(t, fsapi.TypeDirectory, info.Type)
 	for name, path := range map[string]string{
 		"dot-dot above the root":                   "../x",
 		"a name under a symlinked dir leading out": "out/secret.txt",

@@ -87,6 +87,9 @@ func (p *Provider) Lstat(ctx context.Context, path string, opts fsapi.ResolveOpt
 // lstatLocation returns the real parent of display joined with its final
 // name, or errOutside when that lies outside the root (contract §3.10).
 func (p *Provider) lstatLocation(display string) (string, error) {
+	if display == p.tree.base {
+		return display, nil // the root itself, whose parent lies outside
+	}
 	loc, err := p.locate(filepath.Dir(display))
 	if err != nil {
 		return "", err
