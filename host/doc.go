@@ -1,6 +1,9 @@
 // Package host runs plugins: a small runtime modelled on Cordis v4
 // (host.md). It knows nothing of files or tools: plugins meet only through
-// the services and events other packages declare.
+// the services and events other packages declare. It imports nothing of
+// this module; the contract packages (events, plugins/fsapi, plugins/tools)
+// declare their keys and event descriptors with it, cmd boots deployments
+// on a [Host], and mcpserver serves a host's tool registry.
 //
 // # Plugins, instances and scopes
 //
