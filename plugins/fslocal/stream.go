@@ -30,8 +30,32 @@ import (
 // Memory: one 64 KiB buffer, whatever the file size; each chunk is a fresh
 // string the caller may keep (so the bytes allocated over a whole iteration
 // equal the file size, while the live memory stays one buffer plus the
-// chunks the caller retains).
+// chunks the caller retains). [Provider.StreamBytes] avoids that copy.
 func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[string, error], error) {
+	chunks, err := p.StreamBytes(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(string, error) bool) {
+		for chunk, err := range chunks {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(string(chunk), nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+// StreamBytes is StreamText without the copy per chunk (the
+// [fsapi.ByteStreamer] capability): the same checks, errors and chunks, but
+// each chunk aliases the stream's one 64 KiB buffer and is valid only until
+// the next iteration step, as bufio.Scanner.Bytes is. A caller that keeps
+// any of it must copy it. A scan of any file size then allocates one buffer
+// per iteration and nothing per chunk. Contract §3.5.
+func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[]byte, error], error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("read", err)
 	}
@@ -44,22 +68,22 @@ func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[st
 	case !fi.Mode().IsRegular():
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
-	return func(yield func(string, error) bool) {
+	return func(yield func([]byte, error) bool) {
 		f, _, err := p.openKey(t, "read")
 		if err != nil {
 			if absent(err) {
 				err = fsapi.ErrNotFound("read", t.DisplayPath, err)
 			}
-			yield("", err)
+			yield(nil, err)
 			return
 		}
 		defer f.Close()
 		for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
 			if err != nil {
-				yield("", coded("read", t.DisplayPath, err))
+				yield(nil, coded("read", t.DisplayPath, err))
 				return
 			}
-			if !yield(string(chunk), nil) {
+			if !yield(chunk, nil) {
 				return
 			}
 		}
@@ -138,4 +162,7 @@ func completePrefix(b []byte) int {
 	return len(b)
 }
 
-var _ fsapi.Streamer = (*Provider)(nil)
+var (
+	_ fsapi.Streamer     = (*Provider)(nil)
+	_ fsapi.ByteStreamer = (*Provider)(nil)
+)

@@ -51,6 +51,32 @@ func TestStreamTextEqualsReadText(t *testing.T) {
 	}
 }
 
+func TestStreamBytesEqualsReadText(t *testing.T) {
+	w := newWorkspace(t)
+	for _, tc := range readCases {
+		t.Run(tc.name, func(t *testing.T) {
+			w.file("f.txt", tc.raw, 0o644)
+			seq, err := w.p.StreamBytes(context.Background(), w.target("f.txt"))
+			require.NoError(t, err)
+			var b strings.Builder
+			for chunk, err := range seq {
+				if err != nil {
+					require.NotEmpty(t, tc.err, "unexpected %v", err)
+					assert.EqualError(t, err, strings.Replace(tc.err, "%s", w.path("f.txt"), 1))
+					assertCode(t, tc.code, err)
+					return
+				}
+				assert.True(t, utf8.Valid(chunk))
+				b.Write(chunk) // copies: the chunk is reused by the next step
+			}
+			require.Empty(t, tc.err, "the error was not reported")
+			assert.Equal(t, tc.text, b.String())
+		})
+	}
+	_, err := w.p.StreamBytes(context.Background(), w.target("missing"))
+	assert.EqualError(t, err, `cannot read "`+w.path("missing")+`": not found`)
+}
+
 func TestStreamTextRefusesBeforeTheFirstChunk(t *testing.T) {
 	w := newWorkspace(t)
 	w.mkdir("d")
