@@ -1,6 +1,7 @@
 package protectedpaths_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +12,9 @@ import (
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/host/hosttest"
 	"github.com/dsh-go/dsh/plugins/fslocal"
+	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/toolfs"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 func TestTheGuardFollowsTheFSProvider(t *testing.T) {
@@ -74,4 +78,39 @@ func TestTheErrorIsCoded(t *testing.T) {
 	assert.EqualError(t, err, `cannot edit "/w/bad`+"\uFFFD"+`name": the path is protected by rule "*"`)
 	assert.Equal(t, "ProtectedPathError", err.ErrorName())
 	assert.Equal(t, "PATH_PROTECTED", err.ErrorCode())
+}
+
+func TestListedBeforeToolfsTheGuardIsBackBeforeTheTools(t *testing.T) {
+	// The deployment advice of the guide: when the fs provider restarts,
+	// waiting instances start in creation order, so a guard mounted before
+	// toolfs is ACTIVE again before the tools are registered again.
+	w := tempDir(t)
+	h := hosttest.New(t)
+	var fs *host.Instance
+	for _, m := range []struct {
+		p   *host.Plugin
+		cfg any
+	}{
+		{tools.Plugin, nil},
+		{fslocal.Plugin, fslocal.Config{Cwd: w, Root: w}},
+		{protectedpaths.Plugin, protectedpaths.Config{Paths: []string{"secret.txt"}}},
+		{fspolicy.Plugin, nil},
+		{toolfs.Plugin, nil},
+	} {
+		inst, err := h.Plugin(t.Context(), m.p, m.cfg)
+		require.NoError(t, err)
+		if m.p == fslocal.Plugin {
+			fs = inst
+		}
+	}
+	require.NoError(t, h.Audit())
+	var activated []string
+	stop := h.OnStatus(func(inst *host.Instance, _, state host.State) {
+		if state == host.StateActive {
+			activated = append(activated, inst.Plugin().Name())
+		}
+	})
+	defer stop(context.Background())
+	require.NoError(t, fs.Restart(t.Context()))
+	assert.Equal(t, []string{"fslocal", "protectedpaths", "toolfs"}, activated)
 }
