@@ -20,7 +20,7 @@ import (
 )
 
 // tempDir returns a fresh, symlink-free temporary directory.
-func tempDir(t *testing.T) string {
+func tempDir(t testing.TB) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ type stack struct {
 // newStack mounts tools, fslocal (confined to w), fspolicy, toolfs and
 // protectedpaths with paths. protectedpaths is mounted last, so only its
 // Prepend puts it before fspolicy.
-func newStack(t *testing.T, w string, paths ...string) *stack {
+func newStack(t testing.TB, w string, paths ...string) *stack {
 	t.Helper()
 	h := hosttest.New(t)
 	mount := func(p *host.Plugin, cfg any) {
