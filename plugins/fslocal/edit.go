@@ -73,36 +73,10 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
 	}
 
-	raw, bom := eol.StripBOM(text)
-	view := eol.NewView(raw)
-	old := eol.ToLF(req.OldString)
-	if old == "" {
-		return fsapi.EditOutcome{}, fsapi.ErrEmptyOldString()
+	data, view, err := literalEdit(text, req, t.DisplayPath)
+	if err != nil {
+		return fsapi.EditOutcome{}, err
 	}
-	matches := find(view.Text, old)
-	switch {
-	case len(matches) == 0:
-		return fsapi.EditOutcome{}, fsapi.ErrEditNotFound(t.DisplayPath)
-	case len(matches) > 1 && !req.ReplaceAll:
-		return fsapi.EditOutcome{}, fsapi.ErrAmbiguousEdit(len(matches), t.DisplayPath)
-	}
-	insert := eol.ToLF(req.NewString)
-	if eol.CRLFDominant(raw) {
-		insert = eol.LFToCRLF(insert)
-	}
-	var b strings.Builder
-	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
-	if bom {
-		b.WriteString(eol.BOM)
-	}
-	last := 0
-	for _, m := range matches {
-		b.WriteString(raw[last:view.Raw(m)])
-		b.WriteString(insert)
-		last = view.Raw(m + len(old))
-	}
-	b.WriteString(raw[last:])
-	data := b.String()
 
 	if err := p.commit(ctx, t, "edit", data, fi); err != nil {
 		return fsapi.EditOutcome{}, err
@@ -112,19 +86,6 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, err
 	}
 	after, _ := eol.StripBOM(data)
-	return fsapi.EditOutcome{Version: version, Before: view.Text, After: eol.ToLF(after)}, nil
+	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
 }
 
-// find returns the view offsets of the non-overlapping occurrences of old in
-// text, scanning left to right: `aa` occurs once in `aaa`, twice in `aaaa`.
-func find(text, old string) []int {
-	var at []int
-	for i := 0; ; {
-		j := strings.Index(text[i:], old)
-		if j < 0 {
-			return at
-		}
-		at = append(at, i+j)
-		i += j + len(old)
-	}
-}

@@ -1,0 +1,67 @@
+package fslocal
+
+import (
+	"strings"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// literalEdit computes a literal edit of a file's text (contract §3.8 steps
+// 6–8, [D1]): it returns the new file text and the LF view of the old one.
+//
+// Matching counts non-overlapping occurrences, left to right, of OldString
+// (CRLF→LF) in the LF view of text (BOM removed, CRLF→LF). Each matched span
+// of the raw text is replaced by NewString (CRLF→LF) with its LFs written in
+// the file's dominant style (CRLF when CRLF pairs outnumber bare LFs, ties
+// LF); the replacement is literal ($&, $1, backslashes are written as they
+// are). Every other byte is kept: the BOM, the endings of untouched lines,
+// lone CRs, the final-newline state. Errors: FS_EDIT_NOT_FOUND
+// `old_string must be a non-empty string` and `old_string was not found in
+// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll.
+func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
+	raw, bom := eol.StripBOM(text)
+	v := eol.NewView(raw)
+	old := eol.ToLF(req.OldString)
+	if old == "" {
+		return "", "", fsapi.ErrEmptyOldString()
+	}
+	matches := find(v.Text, old)
+	switch {
+	case len(matches) == 0:
+		return "", "", fsapi.ErrEditNotFound(display)
+	case len(matches) > 1 && !req.ReplaceAll:
+		return "", "", fsapi.ErrAmbiguousEdit(len(matches), display)
+	}
+	insert := eol.ToLF(req.NewString)
+	if eol.CRLFDominant(raw) {
+		insert = eol.LFToCRLF(insert)
+	}
+	var b strings.Builder
+	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
+	if bom {
+		b.WriteString(eol.BOM)
+	}
+	last := 0
+	for _, m := range matches {
+		b.WriteString(raw[last:v.Raw(m)])
+		b.WriteString(insert)
+		last = v.Raw(m + len(old))
+	}
+	b.WriteString(raw[last:])
+	return b.String(), v.Text, nil
+}
+
+// find returns the view offsets of the non-overlapping occurrences of old in
+// text, scanning left to right: `aa` occurs once in `aaa`, twice in `aaaa`.
+func find(text, old string) []int {
+	var at []int
+	for i := 0; ; {
+		j := strings.Index(text[i:], old)
+		if j < 0 {
+			return at
+		}
+		at = append(at, i+j)
+		i += j + len(old)
+	}
+}
