@@ -88,4 +88,3 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 	after, _ := eol.StripBOM(data)
 	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
 }
-
