@@ -268,10 +268,7 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		}
 		out.Disabled = b
 	}
-	raw := map[string]any{}
-	if k.Exists(prefix + ".config") || len(k.Cut(prefix+".config").Raw()) > 0 {
-		raw = k.Cut(prefix + ".config").Raw()
-	}
+	raw := k.Cut(prefix + ".config").Raw() // empty when the entry has no config
 	cfg, err := e.plugin.DecodeConfig(raw)
 	if err != nil {
 		var ce *host.ConfigError
