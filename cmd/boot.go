@@ -73,8 +73,9 @@ type runtime struct {
 
 // boot mounts the tool registry (unless the deployment lists `tools`) and
 // every enabled entry in order, then audits: every enabled plugin must be
-// ACTIVE (host §3.6). On failure everything is disposed again and the
-// *host.BootError is returned.
+// ACTIVE (host §3.6). When the audit fails it returns the *host.BootError
+// together with the runtime, so `plugins` can still show each instance; the
+// caller closes it.
 func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
 	h := host.New(host.WithLogger(log))
 	listed := false
@@ -97,16 +98,12 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 			return nil, err
 		}
 	}
+	reg, _ := tools.Key.Get(h.Root())
+	rt := &runtime{host: h, reg: reg, dep: dep, log: log}
 	if err := h.Audit(); err != nil {
-		shutdown(h, log)
-		return nil, err
+		return rt, err
 	}
-	reg, ok := tools.Key.Get(h.Root())
-	if !ok {
-		shutdown(h, log)
-		return nil, errors.New("the tool registry is not available")
-	}
-	return &runtime{host: h, reg: reg, dep: dep, log: log}, nil
+	return rt, nil
 }
 
 // shutdown disposes every plugin, logging disposer failures.
@@ -131,17 +128,20 @@ func (r *runtime) session() *tools.Session {
 func start(ctx context.Context, env Env, c *common, level slog.Level) (*runtime, int) {
 	log, err := c.logger(env, level)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return nil, 2
 	}
 	dep, err := c.deployment(env)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return nil, 2
 	}
 	rt, err := boot(ctx, dep, log)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
+		if rt != nil {
+			rt.close()
+		}
 		return nil, 2
 	}
 	return rt, 0

@@ -126,12 +126,42 @@ func TestInformationCommands(t *testing.T) {
       "tools"
     ]`)
 	})
-	t.Run("config prints the effective deployment, layers applied", func(t *testing.T) {
+	t.Run("config prints the effective deployment, layers applied, reusable with another workspace", func(t *testing.T) {
 		res := dshhost(t, w, "", []string{"DSH_TOOLFS_READLIMIT=500"}, "config", "--set", "toolfs.listMaxEntries=7")
 		require.Equal(t, 0, res.code, res.stderr)
 		assert.Contains(t, res.stdout, `"readLimit": 500`)
 		assert.Contains(t, res.stdout, `"listMaxEntries": 7`)
-		assert.Contains(t, res.stdout, `"root": "`+w+`"`)
+		assert.Contains(t, res.stdout, `"workspace": "`+w+`"`)
+		assert.Contains(t, res.stdout, `"root": ""`, "the workspace fills root and cwd; they are not pinned")
+		saved := writeFile(t, filepath.Join(t.TempDir(), "saved.json"), strings.Replace(res.stdout, `"workspace": "`+w+`",`, "", 1))
+		other := workspace(t)
+		writeFile(t, filepath.Join(other, "here.txt"), "x")
+		res = dshhost(t, w, "", nil, "call", "--config", saved, "--workspace", other, "list", "{}")
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Contains(t, res.stdout, "here.txt")
+	})
+	t.Run("plugins shows a failed boot's instances, then exits 2", func(t *testing.T) {
+		res := dshhost(t, w, "", nil, "plugins", "--set", "fslocal.root="+filepath.Join(w, "missing"))
+		assert.Equal(t, 2, res.code)
+		assert.Contains(t, res.stdout, "FAILED")
+		assert.Contains(t, res.stdout, "fslocal: root must be an existing directory")
+		assert.Contains(t, res.stderr, "boot failed")
+	})
+	t.Run("a missing workspace is named as such", func(t *testing.T) {
+		res := dshhost(t, w, "", nil, "call", "--workspace", filepath.Join(w, "nope"), "list", "{}")
+		assert.Equal(t, 2, res.code)
+		assert.Contains(t, res.stderr, "flag --workspace: workspace: "+filepath.Join(w, "nope")+" is not an existing directory")
+	})
+	t.Run("flags after the arguments are refused with a reason", func(t *testing.T) {
+		res := dshhost(t, w, "", nil, "call", "list", "{}", "--workspace", w)
+		assert.Equal(t, 2, res.code)
+		assert.Contains(t, res.stderr, "flag --workspace must come before the arguments")
+	})
+	t.Run("an unobserved edit through call explains sessions", func(t *testing.T) {
+		writeFile(t, filepath.Join(w, "e.txt"), "x")
+		res := dshhost(t, w, "", nil, "call", "edit", `{"file_path":"e.txt","old_string":"x","new_string":"y"}`)
+		assert.Equal(t, 1, res.code)
+		assert.Contains(t, res.stderr, "each call is its own session")
 	})
 	t.Run("every command has --help, and --version works", func(t *testing.T) {
 		for _, c := range []string{"serve", "call", "run", "tools", "prompt", "plugins", "config"} {

@@ -9,11 +9,13 @@ import (
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// call runs `dshhost call TOOL JSON`: one call in a fresh session; prints
-// the text; exit 0 on success, 1 on a tool error, 2 on unusable input.
+// call runs `dshhost call TOOL [JSON]`: one call in a fresh session (so,
+// with the read-before-edit policy on, an earlier call's read never
+// authorises it); prints the text; exit 0 on success, 1 on a tool error, 2
+// on unusable input.
 func call(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) < 1 || len(rest) > 2 {
-		fmt.Fprintln(env.Stderr, "usage: dshhost call [flags] TOOL [JSON]")
+		fmt.Fprintf(env.Stderr, "usage: %s call [flags] TOOL [JSON]\n", program)
 		return 2
 	}
 	rt, code := start(ctx, env, c, slog.LevelWarn)
@@ -28,6 +30,9 @@ func call(ctx context.Context, env Env, c *common, rest []string) int {
 	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{Session: rt.session()})
 	fmt.Fprintln(env.Stdout, res.Text())
 	if res.IsError {
+		if res.Code() == "FS_NOT_OBSERVED" {
+			fmt.Fprintf(env.Stderr, "%s: each call is its own session, so a read in an earlier call does not count: run the read and this call in one '%s run' script, or disable the read-before-edit policy with --disable fspolicy\n", program, program)
+		}
 		return 1
 	}
 	return 0

@@ -26,7 +26,7 @@ func listTools(ctx context.Context, env Env, c *common, _ []string) int {
 		ReadOnly     bool            `json:"readOnly"`
 		Destructive  bool            `json:"destructive"`
 	}
-	var out []toolJSON
+	out := []toolJSON{}
 	for _, t := range rt.reg.Tools() {
 		out = append(out, toolJSON{t.Name, t.Description, t.Parameters, t.Output, t.ReadOnly, t.Destructive})
 	}
@@ -45,12 +45,23 @@ func printPrompt(ctx context.Context, env Env, c *common, _ []string) int {
 }
 
 // listPlugins prints every plugin instance: a table, or JSON with --json.
-// It reports the state the boot reached; a failed boot still prints it and
-// exits 2.
+// It reports the state the boot reached; a failed boot still prints it (with
+// each FAILED instance's error) and exits 2.
 func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
-	rt, code := start(ctx, env, c, slog.LevelWarn)
+	log, err := c.logger(env, slog.LevelWarn)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, program+":", err)
+		return 2
+	}
+	dep, err := c.deployment(env)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, program+":", err)
+		return 2
+	}
+	rt, bootErr := boot(ctx, dep, log)
 	if rt == nil {
-		return code
+		fmt.Fprintln(env.Stderr, program+":", bootErr)
+		return 2
 	}
 	defer rt.close()
 	type pluginJSON struct {
@@ -69,24 +80,32 @@ func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
 		}
 		out = append(out, p)
 	}
+	code := 0
 	if c.json {
-		return printJSON(env, out)
+		code = printJSON(env, nonNilList(out))
+	} else {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tERROR")
+		for _, p := range out {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Name, p.State, dash(p.Provides), dash(p.Injects), p.Error)
+		}
+		tw.Flush()
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tERROR")
-	for _, p := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Name, p.State, dash(p.Provides), dash(p.Injects), p.Error)
+	if bootErr != nil {
+		fmt.Fprintln(env.Stderr, program+":", bootErr)
+		return 2
 	}
-	tw.Flush()
-	return 0
+	return code
 }
 
 // printConfig prints the effective deployment as JSON that is itself a
-// valid deployment file.
+// valid deployment file: every layer applied, each config with its defaults
+// filled in, except the keys the workspace fills (fslocal's cwd and root),
+// which stay empty so the output still follows --workspace when reused.
 func printConfig(_ context.Context, env Env, c *common, _ []string) int {
 	dep, err := c.deployment(env)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
 	type entryJSON struct {
@@ -98,9 +117,9 @@ func printConfig(_ context.Context, env Env, c *common, _ []string) int {
 	out := struct {
 		Workspace string      `json:"workspace"`
 		Plugins   []entryJSON `json:"plugins"`
-	}{Workspace: dep.Workspace}
+	}{Workspace: dep.Workspace, Plugins: []entryJSON{}}
 	for _, e := range dep.Entries {
-		out.Plugins = append(out.Plugins, entryJSON{e.ID, e.Name, e.Disabled, e.Config})
+		out.Plugins = append(out.Plugins, entryJSON{e.ID, e.Name, e.Disabled, e.Declared})
 	}
 	return printJSON(env, out)
 }
@@ -110,10 +129,17 @@ func printJSON(env Env, v any) int {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
 	return 0
+}
+
+func nonNilList[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func nonNil(s []string) []string {

@@ -8,11 +8,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 )
+
+// program is the name the CLI calls itself in usage, errors and --version:
+// the binary's base name, so a custom build says its own name.
+var program = "dshhost"
 
 // Version is the dshhost version printed by --version; release builds set
 // it with -ldflags "-X github.com/dsh-go/dsh/cmd.Version=...".
@@ -51,6 +57,9 @@ func (e *Env) fill() {
 // those registered by the binary's imports (a custom binary may pass its own
 // here instead of registering them in init).
 func Main(args []string, plugins ...*host.Plugin) int {
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		program = filepath.Base(os.Args[0])
+	}
 	for _, p := range plugins {
 		if _, ok := host.Lookup(p.Name()); !ok {
 			host.Register(p)
@@ -68,8 +77,8 @@ type command struct {
 
 var commands = []command{
 	{name: "serve", summary: "serve the tools to an MCP client over stdio", run: serve},
-	{name: "call", args: "TOOL JSON", summary: "run one tool call and print its text (exit 1 on a tool error)", run: call},
-	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one session, one JSON line per call", run: runScript,
+	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh session and print its text (exit 1 on a tool error)", run: call},
+	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one session (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
 		extra: func(fs *flag.FlagSet, c *common) {
 			fs.StringVar(&c.policy, "policy", "", "`on|off`: mount or disable the fspolicy entry, whatever the config says")
 		}},
@@ -91,17 +100,17 @@ func Run(ctx context.Context, env Env, args []string) int {
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
-		fmt.Fprintln(env.Stdout, "dshhost", Version)
+		fmt.Fprintln(env.Stdout, program, Version)
 		return 0
 	}
 	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
 	if i < 0 {
-		fmt.Fprintf(env.Stderr, "dshhost: unknown command %q\n\n", args[0])
+		fmt.Fprintf(env.Stderr, "%s: unknown command %q\n\n", program, args[0])
 		usage(env.Stderr)
 		return 2
 	}
 	cmd := commands[i]
-	fs := flag.NewFlagSet("dshhost "+cmd.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(program+" "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	c := &common{}
 	c.register(fs)
@@ -109,7 +118,7 @@ func Run(ctx context.Context, env Env, args []string) int {
 		cmd.extra(fs, c)
 	}
 	usage := func(w io.Writer) {
-		fmt.Fprintf(w, "usage: dshhost %s [flags] %s\n\n%s.\n\nflags:\n", cmd.name, cmd.args, cmd.summary)
+		fmt.Fprintf(w, "usage: %s %s [flags] %s\n\n%s.\n\nflags (before the arguments):\n", program, cmd.name, cmd.args, cmd.summary)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(env.Stderr)
@@ -123,18 +132,31 @@ func Run(ctx context.Context, env Env, args []string) int {
 		usage(env.Stderr)
 		return 2
 	}
+	for _, a := range fs.Args() {
+		if name, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-"); ok || (strings.HasPrefix(a, "-") && a != "-") {
+			if name == "" {
+				name = strings.TrimPrefix(a, "-")
+			}
+			name, _, _ = strings.Cut(name, "=")
+			if fs.Lookup(name) != nil {
+				fmt.Fprintf(env.Stderr, "%s %s: flag %s must come before the arguments\n", program, cmd.name, a)
+				return 2
+			}
+		}
+	}
 	return cmd.run(ctx, env, c, fs.Args())
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "dshhost runs the dsh filesystem tools (list, read, write, edit) for AI agents.")
-	fmt.Fprintln(w, "\nusage: dshhost COMMAND [flags] [args]\n\ncommands:")
+	fmt.Fprintf(w, "%s runs the dsh filesystem tools (list, read, write, edit) for AI agents.\n", program)
+	fmt.Fprintf(w, "\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", program)
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nEvery command takes --config FILE, --workspace DIR, --disable ID and --set ID.key=value,")
-	fmt.Fprintln(w, "before its positional arguments. 'dshhost COMMAND --help' describes one command;")
-	fmt.Fprintln(w, "'dshhost --version' prints the version. Configuration: docs/configuration.md.")
+	fmt.Fprintln(w, "\nEvery command takes --config FILE, --workspace DIR, --disable ID, --set ID.key=value and")
+	fmt.Fprintf(w, "--log-level LEVEL, before its positional arguments. '%s COMMAND --help' describes one\n", program)
+	fmt.Fprintf(w, "command and its own flags; '%s --version' prints the version. Configuration:\n", program)
+	fmt.Fprintln(w, "docs/configuration.md.")
 }
 
 // common holds the flags every command takes.
@@ -152,18 +174,33 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "", "log `level` on stderr: debug, info, warn or error (default warn; info for serve)")
 }
 
+// lookupEnv returns the value of name in environ (case-insensitive name).
+func lookupEnv(environ []string, name string) string {
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
 // listFlag is a repeatable string flag.
 type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-// logger returns the stderr logger at the chosen level.
+// logger returns the stderr logger at the chosen level: --log-level, else
+// DSH_LOG_LEVEL, else fallback.
 func (c *common) logger(env Env, fallback slog.Level) (*slog.Logger, error) {
 	level := fallback
-	if c.logLevel != "" {
-		if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
-			return nil, fmt.Errorf("--log-level: %w", err)
+	name, source := c.logLevel, "--log-level"
+	if name == "" {
+		name, source = lookupEnv(env.Environ, config.LogLevelVariable), config.LogLevelVariable
+	}
+	if name != "" {
+		if err := level.UnmarshalText([]byte(name)); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
 	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})), nil

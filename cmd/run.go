@@ -36,12 +36,12 @@ type scriptLine struct {
 // the script or the config is unusable.
 func runScript(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 1 {
-		fmt.Fprintln(env.Stderr, "usage: dshhost run [flags] SCRIPT|-")
+		fmt.Fprintf(env.Stderr, "usage: %s run [flags] SCRIPT|-\n", program)
 		return 2
 	}
 	calls, err := readScript(env, rest[0])
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost run:", err)
+		fmt.Fprintln(env.Stderr, program+" run:", err)
 		return 2
 	}
 	rt, code := start(ctx, env, c, slog.LevelWarn)
@@ -57,15 +57,16 @@ func runScript(ctx context.Context, env Env, c *common, rest []string) int {
 	for i, sc := range calls {
 		res := rt.reg.Execute(ctx, sc.Tool, sc.Args, &tools.Exec{Session: session})
 		if err := enc.Encode(scriptLine{I: i, IsError: res.IsError, Text: res.Text(), Code: res.Code()}); err != nil {
-			fmt.Fprintln(env.Stderr, "dshhost run:", err)
+			fmt.Fprintln(env.Stderr, program+" run:", err)
 			return 2
 		}
 	}
 	return 0
 }
 
-// readScript reads a JSON array of calls, or JSON lines of calls, from a
-// file or stdin ("-").
+// readScript reads a JSON array of calls, or JSON lines of calls (one per
+// line, blank lines skipped), from a file or stdin ("-"). Calls are counted
+// from 0, as run's output counts them; lines from 1.
 func readScript(env Env, name string) ([]scriptCall, error) {
 	var data []byte
 	var err error
@@ -86,19 +87,24 @@ func readScript(env Env, name string) ([]scriptCall, error) {
 		if err := json.Unmarshal(trimmed, &calls); err != nil {
 			return nil, fmt.Errorf("script: %w", err)
 		}
+		for i, sc := range calls {
+			if sc.Tool == "" {
+				return nil, fmt.Errorf("script call %d: missing \"tool\"", i)
+			}
+		}
 	} else {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for dec.More() {
+		for n, text := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(text)) == 0 {
+				continue
+			}
 			var sc scriptCall
-			if err := dec.Decode(&sc); err != nil {
-				return nil, fmt.Errorf("script line %d: %w", len(calls)+1, err)
+			if err := json.Unmarshal(text, &sc); err != nil {
+				return nil, fmt.Errorf("script line %d (call %d): %w", n+1, len(calls), err)
+			}
+			if sc.Tool == "" {
+				return nil, fmt.Errorf("script line %d (call %d): missing \"tool\"", n+1, len(calls))
 			}
 			calls = append(calls, sc)
-		}
-	}
-	for i, sc := range calls {
-		if sc.Tool == "" {
-			return nil, fmt.Errorf("script call %d: missing \"tool\"", i)
 		}
 	}
 	if len(calls) == 0 {

@@ -118,6 +118,11 @@ func TestRunScriptForms(t *testing.T) {
 			assert.Contains(t, res.stderr, "dshhost run:")
 		})
 	}
+	t.Run("errors name the physical line and the call", func(t *testing.T) {
+		res := dshhost(t, w, `{"tool":"list"}`+"\n\n\ngarbage\n", nil, "run", "-")
+		assert.Equal(t, 2, res.code)
+		assert.Contains(t, res.stderr, "script line 4 (call 1): invalid character 'g'")
+	})
 	t.Run("a bad --policy is unusable", func(t *testing.T) {
 		res := dshhost(t, w, `{"tool":"list"}`, nil, "run", "--policy", "maybe", "-")
 		assert.Equal(t, 2, res.code)

@@ -37,12 +37,12 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	}
 	log, err := c.logger(env, slog.LevelInfo)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
 	dep, err := c.deployment(env)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
@@ -51,24 +51,24 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		// instructions exist; calls are refused until a root arrives.
 		tmp, err := os.MkdirTemp("", "dshhost-unset-workspace-")
 		if err != nil {
-			fmt.Fprintln(env.Stderr, "dshhost:", err)
+			fmt.Fprintln(env.Stderr, program+":", err)
 			return 2
 		}
 		defer os.RemoveAll(tmp)
 		ws.refused, ws.dir = dep.Workspace, tmp
 		if dep, err = c.deploymentIn(env, tmp); err != nil {
-			fmt.Fprintln(env.Stderr, "dshhost:", err)
+			fmt.Fprintln(env.Stderr, program+":", err)
 			return 2
 		}
 	}
 	rt, err := boot(ctx, dep, log)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
 	defer rt.close()
 	srv, err := mcpserver.New(rt.host.Root(), rt.reg, mcpserver.Options{
-		Name: "dshhost", Version: Version, Logger: log,
+		Name: program, Version: Version, Logger: log,
 		Cwd:       ws.current,
 		Ready:     ws.ready,
 		NeedRoots: func() bool { return !ws.isSettled() },
@@ -85,10 +85,10 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		},
 	})
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "dshhost:", err)
+		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
-	log.Info("serving MCP on stdio", "workspace", ws.current(), "tools", len(rt.reg.Tools()))
+	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
@@ -133,11 +133,25 @@ func (w *workspace) current() string {
 	return w.dir
 }
 
+// describe names the workspace for logs: the directory, or what it waits
+// for.
+func (w *workspace) describe() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.refused != "":
+		return "(pending: the client's roots; " + w.refused + " is not used as a guess)"
+	case !w.settled:
+		return w.dir + " (unless the client offers roots)"
+	}
+	return w.dir
+}
+
 func (w *workspace) ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.refused != "" {
-		return fmt.Errorf("dshhost has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", w.refused)
+		return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 	}
 	return nil
 }

@@ -43,7 +43,15 @@ type Entry struct {
 	// Config is the decoded, validated config: a value of the plugin's
 	// config type, with the workspace applied.
 	Config any
+	// Declared is the same config before the workspace filled its unset
+	// keys (WorkspaceUser): what `dshhost config` prints, so that the
+	// printed deployment still follows --workspace when it is reused.
+	Declared any
 }
+
+// LogLevelVariable is the environment variable dshhost reads its log level
+// from; Load accepts it and leaves it to the CLI.
+const LogLevelVariable = "DSH_LOG_LEVEL"
 
 // Enabled returns the entries that are not disabled, in order.
 func (d *Deployment) Enabled() []Entry {

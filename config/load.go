@@ -44,6 +44,9 @@ type Options struct {
 	// Lookup finds plugins by name; nil means host.Lookup (the
 	// compile-time registry).
 	Lookup func(name string) (*host.Plugin, bool)
+	// Known lists the plugin names an unknown-plugin error suggests; nil
+	// means the compile-time registry's when Lookup is nil, else none.
+	Known func() []string
 }
 
 // idPattern is what an entry id may contain: it is addressed by env
@@ -80,6 +83,15 @@ func (l *loader) issue(source, path, problem string) {
 func Load(opts Options) (*Deployment, error) {
 	if opts.Lookup == nil {
 		opts.Lookup = host.Lookup
+		if opts.Known == nil {
+			opts.Known = func() []string {
+				var names []string
+				for _, p := range host.Registered() {
+					names = append(names, p.Name())
+				}
+				return names
+			}
+		}
 	}
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
@@ -101,6 +113,10 @@ func Load(opts Options) (*Deployment, error) {
 	l.loadFlags(k)
 	dep := &Deployment{Source: l.source}
 	dep.Workspace, dep.WorkspaceFrom = l.workspace(fileWorkspace, envWorkspace)
+	if fi, err := os.Stat(dep.Workspace); err != nil || !fi.IsDir() {
+		l.issue(map[string]string{"flag": "flag --workspace", "env": "env DSH_WORKSPACE", "file": l.source, "default": "working directory"}[dep.WorkspaceFrom],
+			"workspace", dep.Workspace+" is not an existing directory")
+	}
 	for _, e := range l.entries {
 		dep.Entries = append(dep.Entries, l.decodeEntry(k, e, dep.Workspace))
 	}
@@ -205,7 +221,11 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 		}
 		p, found := l.opts.Lookup(name)
 		if !found {
-			l.issue(l.source, path+".name", fmt.Sprintf("unknown plugin %q", name))
+			problem := fmt.Sprintf("unknown plugin %q", name)
+			if l.opts.Known != nil {
+				problem += " (registered: " + strings.Join(l.opts.Known(), ", ") + ")"
+			}
+			l.issue(l.source, path+".name", problem)
 			continue
 		}
 		e.name, e.plugin, e.id = name, p, name
@@ -284,10 +304,15 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 				top, _, _ = strings.Cut(is.Path, ".")
 				top, _, _ = strings.Cut(top, "[")
 			}
-			l.issue(l.originOf(e.id, top), path, is.Problem)
+			problem := is.Problem
+			if problem == "unknown key" && !strings.Contains(is.Path, ".") {
+				problem += e.validKeys()
+			}
+			l.issue(l.originOf(e.id, top), path, problem)
 		}
 		return out
 	}
+	out.Declared = cfg
 	if workspace != "" {
 		ptr := reflect.New(reflect.TypeOf(cfg))
 		ptr.Elem().Set(reflect.ValueOf(cfg))
@@ -356,6 +381,15 @@ func (e *entryInfo) keyFor(name string) (string, bool) {
 	return "", false
 }
 
+// validKeys is the hint appended to unknown-key problems:
+// ` (keys: a, b)`, or ` (this plugin has no config keys)`.
+func (e *entryInfo) validKeys() string {
+	if len(e.keys) == 0 {
+		return " (this plugin has no config keys)"
+	}
+	return " (keys: " + strings.Join(e.keys, ", ") + ")"
+}
+
 // path returns the koanf path of key in entry e.
 func (e *entryInfo) path(key string) string {
 	if key == "disabled" {
@@ -384,12 +418,15 @@ func (l *loader) envLayer(workspace *string) *env.Env {
 				return "", nil
 			}
 			e, key := l.matchEnv(rest)
+			if strings.EqualFold(name, LogLevelVariable) {
+				return "", nil // the CLI's
+			}
 			if e == nil {
-				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE or DSH_<ID>_<KEY>)")
+				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL or DSH_<ID>_<KEY>)")
 				return "", nil
 			}
 			if key == "" {
-				l.issue(source, fmt.Sprintf("plugins[%d]", e.index), fmt.Sprintf("no config key of %q matches %q", e.id, rest[len(e.id)+1:]))
+				l.issue(source, fmt.Sprintf("plugins[%d]", e.index), fmt.Sprintf("no config key of %q matches %q%s", e.id, rest[len(e.id)+1:], e.validKeys()))
 				return "", nil
 			}
 			l.origin[e.id+"."+key] = source
@@ -442,7 +479,7 @@ func (l *loader) loadFlags(k *koanf.Koanf) {
 		top, sub, nested := strings.Cut(key, ".")
 		name, found := e.keyFor(top)
 		if !found {
-			l.issue(source, fmt.Sprintf("plugins[%d].config.%s", e.index, key), "unknown key")
+			l.issue(source, fmt.Sprintf("plugins[%d].config.%s", e.index, key), "unknown key"+e.validKeys())
 			continue
 		}
 		path := e.path(name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -150,6 +151,7 @@ func TestLayersFlagOverEnvOverFile(t *testing.T) {
 func TestWorkspaceLayers(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, "d.yaml", "workspace: sub\nplugins: []\n")
+	require.NoError(t, os.Mkdir(filepath.Join(filepath.Dir(file), "sub"), 0o755))
 	d, err := load(t, config.Options{File: file})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(filepath.Dir(file), "sub"), d.Workspace, "a file's relative workspace is taken against the file's directory")
@@ -172,7 +174,11 @@ func TestStrictnessNamesSourceAndKeyPath(t *testing.T) {
 			wants: []string{`FILE: plugins[0].name: unknown plugin "fslcal"`}},
 		{name: "unknown top-level key", file: "plugin: []\n", wants: []string{"FILE: plugin: unknown key"}},
 		{name: "unknown entry key", file: "plugins:\n  - name: toolfs\n    disable: true\n", wants: []string{"FILE: plugins[0].disable: unknown key"}},
-		{name: "unknown config key", file: "plugins:\n  - name: toolfs\n    config: {readlimit: 3}\n", wants: []string{"FILE: plugins[0].config.readlimit: unknown key"}},
+		{name: "unknown config key", file: "plugins:\n  - name: toolfs\n    config: {readlimit: 3}\n", wants: []string{"FILE: plugins[0].config.readlimit: unknown key (keys: listMaxEntries, readLimit)"}},
+		{name: "a key for a plugin without keys", file: "plugins:\n  - name: fspolicy\n    config: {strict: true}\n",
+			wants: []string{"FILE: plugins[0].config.strict: unknown key (this plugin has no config keys)"}},
+		{name: "a missing workspace", file: "workspace: nowhere\nplugins: []\n",
+			wants: []string{"FILE: workspace: DIR/nowhere is not an existing directory"}},
 		{name: "a fraction for an integer", file: "plugins:\n  - name: toolfs\n    config: {readLimit: 2.5}\n",
 			wants: []string{"FILE: plugins[0].config.readLimit: expected an integer, got 2.5"}},
 		{name: "a string for an integer", file: "plugins:\n  - name: toolfs\n    config: {readLimit: x}\n",
@@ -186,13 +192,13 @@ func TestStrictnessNamesSourceAndKeyPath(t *testing.T) {
 			wants: []string{"env DSH_TOOLFS_READLIMIT: plugins[0].config.readLimit: expected an integer, got 2.5"}},
 		{name: "an unknown key from the environment", file: "plugins:\n  - name: toolfs\n",
 			opts:  config.Options{Environ: []string{"DSH_TOOLFS_BOGUS=1"}},
-			wants: []string{`env DSH_TOOLFS_BOGUS: plugins[0]: no config key of "toolfs" matches "BOGUS"`}},
+			wants: []string{`env DSH_TOOLFS_BOGUS: plugins[0]: no config key of "toolfs" matches "BOGUS" (keys: listMaxEntries, readLimit)`}},
 		{name: "a wrong type from a flag names the flag", file: "plugins:\n  - name: toolfs\n",
 			opts:  config.Options{Set: []string{"toolfs.readLimit=x"}},
 			wants: []string{`flag --set toolfs.readLimit=x: plugins[0].config.readLimit: expected an integer, got string "x"`}},
 		{name: "a flag naming no entry", file: "plugins:\n  - name: toolfs\n",
 			opts:  config.Options{Disable: []string{"nope"}, Set: []string{"toolfs.nope=1"}},
-			wants: []string{"flag --set toolfs.nope=1: plugins[0].config.nope: unknown key", `flag --disable nope: no plugin entry has id "nope"`}},
+			wants: []string{"flag --set toolfs.nope=1: plugins[0].config.nope: unknown key (keys: listMaxEntries, readLimit)", `flag --disable nope: no plugin entry has id "nope"`}},
 		{name: "several problems are all reported", file: "plugins:\n  - name: toolfs\n    config: {readLimit: x, listMaxEntries: 1.5}\n",
 			wants: []string{"FILE: plugins[0].config.listMaxEntries: expected an integer, got 1.5", `FILE: plugins[0].config.readLimit: expected an integer, got string "x"`}},
 	}
@@ -212,11 +218,31 @@ func TestStrictnessNamesSourceAndKeyPath(t *testing.T) {
 				if len(w) > 5 && w[:5] == "FILE:" {
 					w = file + w[4:]
 				}
-				want = append(want, w)
+				want = append(want, strings.ReplaceAll(w, "DIR", filepath.Dir(file)))
 			}
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+func TestUnknownPluginsAreNamedWithTheRegisteredOnes(t *testing.T) {
+	_, err := config.Load(config.Options{File: writeFile(t, "d.yaml", "plugins: [{name: fslcal}]\n"), Lookup: lookup,
+		Known: func() []string { return []string{"fslocal", "fspolicy"} }, Environ: []string{}})
+	assert.EqualError(t, err, "invalid deployment config:\n  "+filepath.Join(filepath.Dir(err.(*config.Error).Issues[0].Source), "d.yaml")+
+		`: plugins[0].name: unknown plugin "fslcal" (registered: fslocal, fspolicy)`)
+}
+
+func TestTheLogLevelVariableIsTheCLIs(t *testing.T) {
+	_, err := load(t, config.Options{Environ: []string{"DSH_LOG_LEVEL=debug"}, Workspace: t.TempDir()})
+	assert.NoError(t, err)
+}
+
+func TestDeclaredConfigLeavesWorkspaceKeysUnset(t *testing.T) {
+	ws := t.TempDir()
+	d, err := load(t, config.Options{Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, fsConfig{HardLinks: "preserve"}, d.Entries[0].Declared)
+	assert.Equal(t, fsConfig{Cwd: ws, Root: ws, HardLinks: "preserve"}, d.Entries[0].Config)
 }
 
 func TestUnknownFormatAndMissingFile(t *testing.T) {

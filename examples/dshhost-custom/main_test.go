@@ -200,5 +200,5 @@ func TestABadPatternStopsTheBoot(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 2, ee.ExitCode())
-	assert.Equal(t, "dshhost: invalid deployment config:\n  flag --set protectedpaths.paths=[\"secrets/[\"]: plugins[1].config.paths[0]: protectedpaths: bad pattern \"secrets/[\": syntax error in pattern\n", string(out))
+	assert.Equal(t, "dshhost-custom: invalid deployment config:\n  flag --set protectedpaths.paths=[\"secrets/[\"]: plugins[1].config.paths[0]: protectedpaths: bad pattern \"secrets/[\": syntax error in pattern\n", string(out))
 }
