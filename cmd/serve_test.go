@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,4 +136,35 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 		assert.True(t, res.IsError)
 		assert.Equal(t, "Error: dshhost has no workspace: it was started in / and the client offered no roots; restart it with --workspace DIR", text(t, res))
 	})
+}
+
+// TestServeShutsDownCleanlyOnSIGTERM: a signal ends serve with every plugin
+// disposed and exit status 0.
+func TestServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
+	w := workspace(t)
+	cmd := exec.Command(binary, "serve", "--workspace", w, "--log-level", "debug")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	_, err = cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		assert.NoError(t, err, "exit status 0")
+	case <-time.After(10 * time.Second):
+		t.Fatal("dshhost serve did not exit on SIGTERM")
+	}
+	log := stderr.String()
+	assert.Contains(t, log, "shutting down")
+	for _, id := range []string{"toolfs", "fspolicy", "fslocal", "tools"} {
+		assert.Contains(t, log, `instance=`+id+` from=UNLOADING to=DISPOSED`, "%s is disposed", id)
+	}
 }
