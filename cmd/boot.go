@@ -123,17 +123,25 @@ func (r *runtime) session() *tools.Session {
 	return &tools.Session{ID: "cli-" + uuid.NewString(), Cwd: r.dep.Workspace}
 }
 
+// load makes the logger (level is the command's default) and loads the
+// deployment; a failure is reported on stderr and ok is false (exit 2).
+func (c *common) load(env Env, level slog.Level) (log *slog.Logger, dep *config.Deployment, ok bool) {
+	log, err := c.logger(env, level)
+	if err == nil {
+		dep, err = c.deployment(env)
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, program+":", err)
+		return nil, nil, false
+	}
+	return log, dep, true
+}
+
 // start loads the deployment and boots it, reporting failures on stderr.
 // It returns the exit code to use when it fails.
 func start(ctx context.Context, env Env, c *common, level slog.Level) (*runtime, int) {
-	log, err := c.logger(env, level)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
-		return nil, 2
-	}
-	dep, err := c.deployment(env)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
+	log, dep, ok := c.load(env, level)
+	if !ok {
 		return nil, 2
 	}
 	rt, err := boot(ctx, dep, log)

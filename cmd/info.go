@@ -48,14 +48,8 @@ func printPrompt(ctx context.Context, env Env, c *common, _ []string) int {
 // It reports the state the boot reached; a failed boot still prints it (with
 // each FAILED instance's error) and exits 2.
 func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
-	log, err := c.logger(env, slog.LevelWarn)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
-		return 2
-	}
-	dep, err := c.deployment(env)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
+	log, dep, ok := c.load(env, slog.LevelWarn)
+	if !ok {
 		return 2
 	}
 	rt, bootErr := boot(ctx, dep, log)

@@ -32,17 +32,11 @@ import (
 // an error saying to pass --workspace.
 func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
-		fmt.Fprintln(env.Stderr, "usage: dshhost serve [flags]")
+		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
 		return 2
 	}
-	log, err := c.logger(env, slog.LevelInfo)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
-		return 2
-	}
-	dep, err := c.deployment(env)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
+	log, dep, ok := c.load(env, slog.LevelInfo)
+	if !ok {
 		return 2
 	}
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
