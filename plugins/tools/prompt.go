@@ -1,9 +1,7 @@
 package tools
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/dsh-go/dsh/host"
@@ -29,35 +27,15 @@ func (r *Registry) AddSection(s *host.Scope, sec Section) (host.Disposer, error)
 	r.mu.Lock()
 	r.seq++
 	se := &sectionEntry{sec: sec, seq: r.seq}
-	var next []*sectionEntry
-	if p := r.sections.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, se)
-	slices.SortStableFunc(next, func(a, b *sectionEntry) int {
+	r.sections.add(se, func(a, b *sectionEntry) int {
 		if a.sec.Order != b.sec.Order {
 			return a.sec.Order - b.sec.Order
 		}
 		return int(a.seq - b.seq)
 	})
-	r.sections.Store(&next)
 	r.mu.Unlock()
-	remove := func(context.Context) error {
-		r.mu.Lock()
-		var kept []*sectionEntry
-		for _, x := range *r.sections.Load() {
-			if x != se {
-				kept = append(kept, x)
-			}
-		}
-		r.sections.Store(&kept)
-		r.mu.Unlock()
-		r.changed()
-		return nil
-	}
-	d, err := s.Effect(fmt.Sprintf("section(%q)", sec.Name), remove)
+	d, err := r.own(s, fmt.Sprintf("section(%q)", sec.Name), true, func() { r.sections.remove(se) })
 	if err != nil {
-		_ = remove(context.Background())
 		return nil, err
 	}
 	r.changed()
@@ -66,12 +44,12 @@ func (r *Registry) AddSection(s *host.Scope, sec Section) (host.Disposer, error)
 
 // Sections returns the registered sections in prompt order.
 func (r *Registry) Sections() []Section {
-	p := r.sections.Load()
-	if p == nil {
+	list := r.sections.load()
+	if list == nil {
 		return nil
 	}
-	out := make([]Section, len(*p))
-	for i, se := range *p {
+	out := make([]Section, len(list))
+	for i, se := range list {
 		out[i] = se.sec
 	}
 	return out

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/google/uuid"
@@ -22,9 +21,9 @@ import (
 // callback runs.
 type Registry struct {
 	mu       sync.Mutex // serialises writers of the lists below
-	tools    atomic.Pointer[[]*entry]
-	sections atomic.Pointer[[]*sectionEntry]
-	watchers atomic.Pointer[[]*watcher]
+	tools    cowList[*entry]
+	sections cowList[*sectionEntry]
+	watchers cowList[*watcher]
 	seq      int64
 }
 
@@ -64,54 +63,31 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 		}
 	}
 	r.mu.Lock()
-	for _, x := range r.list() {
+	for _, x := range r.tools.load() {
 		if x.tool.Name == t.Name {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("tool %q is already registered", t.Name)
 		}
 	}
-	next := append(r.list(), e)
-	r.tools.Store(&next)
+	r.tools.add(e, nil)
 	r.mu.Unlock()
-	remove := func(context.Context) error {
-		r.mu.Lock()
-		cur := r.list()
-		kept := make([]*entry, 0, len(cur))
-		for _, x := range cur {
-			if x != e {
-				kept = append(kept, x)
-			}
-		}
-		r.tools.Store(&kept)
-		r.mu.Unlock()
-		r.changed()
-		return nil
-	}
-	d, err := s.Effect(fmt.Sprintf("tool(%q)", t.Name), remove)
+	d, err := r.own(s, fmt.Sprintf("tool(%q)", t.Name), true, func() { r.tools.remove(e) })
 	if err != nil {
-		_ = remove(context.Background())
 		return nil, err
 	}
 	r.changed()
 	return d, nil
 }
 
-func (r *Registry) list() []*entry {
-	if p := r.tools.Load(); p != nil {
-		return append([]*entry(nil), *p...)
-	}
-	return nil
-}
-
 // Tools returns the registered tools in registration order (contract §5.6:
 // `list`, `read`, `write`, `edit` for toolfs).
 func (r *Registry) Tools() []Tool {
-	p := r.tools.Load()
-	if p == nil {
+	list := r.tools.load()
+	if list == nil {
 		return nil
 	}
-	out := make([]Tool, len(*p))
-	for i, e := range *p {
+	out := make([]Tool, len(list))
+	for i, e := range list {
 		out[i] = e.tool
 	}
 	return out
@@ -126,11 +102,9 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 }
 
 func (r *Registry) find(name string) *entry {
-	if p := r.tools.Load(); p != nil {
-		for _, e := range *p {
-			if e.tool.Name == name {
-				return e
-			}
+	for _, e := range r.tools.load() {
+		if e.tool.Name == name {
+			return e
 		}
 	}
 	return nil
@@ -143,39 +117,13 @@ func (r *Registry) find(name string) *entry {
 func (r *Registry) OnChange(s *host.Scope, fn func()) (host.Disposer, error) {
 	w := &watcher{fn: fn}
 	r.mu.Lock()
-	var next []*watcher
-	if p := r.watchers.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, w)
-	r.watchers.Store(&next)
+	r.watchers.add(w, nil)
 	r.mu.Unlock()
-	remove := func(context.Context) error {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		var kept []*watcher
-		for _, x := range *r.watchers.Load() {
-			if x != w {
-				kept = append(kept, x)
-			}
-		}
-		r.watchers.Store(&kept)
-		return nil
-	}
-	d, err := s.Effect("tools.onChange", remove)
-	if err != nil {
-		_ = remove(context.Background())
-		return nil, err
-	}
-	return d, nil
+	return r.own(s, "tools.onChange", false, func() { r.watchers.remove(w) })
 }
 
 func (r *Registry) changed() {
-	p := r.watchers.Load()
-	if p == nil {
-		return
-	}
-	for _, w := range *p {
+	for _, w := range r.watchers.load() {
 		_ = host.Protect("tools change watcher", func() error { w.fn(); return nil })
 	}
 }
