@@ -12,40 +12,12 @@ type dispatchHook struct {
 // dispatch with that error and no listener runs. With no hook registered the
 // cost is one atomic load per dispatch. The returned Disposer removes fn.
 func (h *Host) OnDispatch(fn func(ctx context.Context, event string, payload any) error) Disposer {
-	hk := &dispatchHook{fn: fn}
-	h.topicMu.Lock()
-	var list []*dispatchHook
-	if old := h.dispatchHooks.Load(); old != nil {
-		list = append(list, *old...)
-	}
-	list = append(list, hk)
-	h.dispatchHooks.Store(&list)
-	h.topicMu.Unlock()
-	return func(context.Context) error {
-		h.topicMu.Lock()
-		defer h.topicMu.Unlock()
-		var next []*dispatchHook
-		for _, x := range *h.dispatchHooks.Load() {
-			if x != hk {
-				next = append(next, x)
-			}
-		}
-		if len(next) == 0 {
-			h.dispatchHooks.Store(nil)
-		} else {
-			h.dispatchHooks.Store(&next)
-		}
-		return nil
-	}
+	return h.dispatchHooks.add(&dispatchHook{fn: fn})
 }
 
 // checkDispatch runs the dispatch hooks, if any.
 func (h *Host) checkDispatch(ctx context.Context, name string, payload any) error {
-	p := h.dispatchHooks.Load()
-	if p == nil {
-		return nil
-	}
-	for _, hk := range *p {
+	for _, hk := range h.dispatchHooks.snapshot() {
 		if err := Protect("dispatch hook", func() error { return hk.fn(ctx, name, payload) }); err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func (n *Notify[A]) On(s *Scope, fn NotifyFunc[A], opts ...ListenOption) (Dispos
 // dispatched directly and never deadlocks.
 func (n *Notify[A]) Emit(ctx context.Context, s *Scope, a A) error {
 	h := s.h
-	if h.dispatchHooks.Load() != nil {
+	if !h.dispatchHooks.empty() {
 		if err := h.checkDispatch(ctx, n.ev.name, a); err != nil {
 			return err
 		}

@@ -33,8 +33,8 @@ type Host struct {
 	seq           atomic.Int64
 	listenerCount atomic.Int64
 	effectCount   atomic.Int64
-	statusHooks   atomic.Pointer[[]*statusHook]
-	dispatchHooks atomic.Pointer[[]*dispatchHook]
+	statusHooks   hookList[*statusHook]
+	dispatchHooks hookList[*dispatchHook]
 }
 
 // Option configures a Host in New.

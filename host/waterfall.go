@@ -47,7 +47,7 @@ func (c *Chain[A, R]) On(s *Scope, fn ChainFunc[A, R], opts ...ListenOption) (Di
 // error. Waterfall is dispatched by the host, not EventBus, and holds no lock
 // while listeners run.
 func (c *Chain[A, R]) Waterfall(ctx context.Context, s *Scope, a A, inner Next[R]) (R, error) {
-	if s.h.dispatchHooks.Load() != nil {
+	if !s.h.dispatchHooks.empty() {
 		if err := s.h.checkDispatch(ctx, c.ev.name, a); err != nil {
 			var zero R
 			return zero, err
