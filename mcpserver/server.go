@@ -100,7 +100,9 @@ func (s *Server) sync() {
 }
 
 // mcpTool describes t for tools/list, its schemas passed through byte for
-// byte.
+// byte. The advertised outputSchema is the tool's summary schema, not the
+// schema of its in-process value (contract §5.4a [D20]); a tool without a
+// summary advertises none.
 func mcpTool(t tools.Tool) *mcp.Tool {
 	mt := &mcp.Tool{
 		Name:        t.Name,
@@ -111,8 +113,8 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 	if len(mt.InputSchema.(json.RawMessage)) == 0 {
 		mt.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	if len(t.Output) > 0 {
-		mt.OutputSchema = json.RawMessage(t.Output)
+	if t.Summary != nil && len(t.SummarySchema) > 0 {
+		mt.OutputSchema = json.RawMessage(t.SummarySchema)
 	}
 	return mt
 }
@@ -166,29 +168,40 @@ func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallT
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 }
 
-// toMCP converts a registry result: text content, isError, the structured
-// value, and in _meta the failure's {name, code} ("error") or the tool's
-// metadata fields (e.g. "diffs").
+// toMCP converts a registry result (contract §5.4a [D20]): the text content
+// once, isError, the tool's summary as structuredContent (never the
+// in-process value, which may hold whole files), and in _meta the failure's
+// {name, code} ("error") or the tool's metadata fields (e.g. "diffs" or
+// "diffsOmitted"). It never looks at the tool's name.
 func toMCP(res tools.Result) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: res.IsError}
+	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content))}
 	for _, b := range res.Content {
 		out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
 	}
-	if !res.IsError {
-		out.StructuredContent = res.Value
+	if !res.IsError && res.Summary != nil {
+		out.StructuredContent = res.Summary
 	}
 	if res.Error != nil && res.Error.Info != nil {
 		out.Meta = mcp.Meta{"error": res.Error.Info}
 	}
 	if res.Meta != nil {
-		var fields map[string]any
-		if b, err := json.Marshal(res.Meta); err == nil && json.Unmarshal(b, &fields) == nil {
-			out.Meta = mcp.Meta(fields)
-		} else {
-			out.Meta = mcp.Meta{"meta": res.Meta}
-		}
+		out.Meta = metaFields(res.Meta)
 	}
 	return out
+}
+
+// metaFields returns a tool's metadata as _meta fields: a map as it is,
+// any other value through its JSON object form, and a value that is no
+// JSON object under the one field "meta".
+func metaFields(meta any) mcp.Meta {
+	if m, ok := meta.(map[string]any); ok {
+		return mcp.Meta(m)
+	}
+	var fields map[string]any
+	if b, err := json.Marshal(meta); err == nil && json.Unmarshal(b, &fields) == nil && fields != nil {
+		return mcp.Meta(fields)
+	}
+	return mcp.Meta{"meta": meta}
 }
 
 // session returns the tools.Session of an MCP session, made on first use

@@ -36,8 +36,11 @@ import (
 // endings of untouched lines, lone CRs, the final-newline state ([D1]). The
 // commit is that of WriteText (in place for a multi-link file under
 // "preserve", else a staged replace keeping mode and owner). The outcome
-// holds the new version and the LF views before and after. A no-op edit
-// still rewrites the file and changes its version.
+// holds the new version, the number of spans replaced, and the LF views
+// before and after, unless the file before or after is larger than the diff
+// basis bound carried by ctx (fsapi.DiffBasis): then the views are empty and
+// BasisOmitted is true (contract §5.4a [D20]). A no-op edit still rewrites
+// the file and changes its version.
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
@@ -85,6 +88,16 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 	if err != nil {
 		return fsapi.EditOutcome{}, err
 	}
+	out := fsapi.EditOutcome{Version: version, Replacements: 1}
+	if req.ReplaceAll {
+		// The spans replaced are the non-overlapping occurrences.
+		out.Replacements = strings.Count(view, eol.ToLF(req.OldString))
+	}
+	if basis := fsapi.DiffBasis(ctx); int64(len(text)) > basis || int64(len(data)) > basis {
+		out.BasisOmitted = true // [D20]: no texts past the diff basis
+		return out, nil
+	}
 	after, _ := eol.StripBOM(data)
-	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
+	out.Before, out.After = view, eol.ToLF(after)
+	return out, nil
 }

@@ -22,21 +22,39 @@ type diffHunk struct {
 	NewText string  `json:"newText"`
 }
 
-// diffMeta is the meta of a write or edit result: `{diffs}` (contract §6.8,
-// §6.9). Diffs is never nil, so it marshals as `[]`.
-type diffMeta struct {
-	Diffs []diffHunk `json:"diffs"`
+// newDiffMeta returns the meta of a write or edit on path (the raw
+// file_path argument), as the _meta fields MCP sends (contract §6.8 Meta,
+// §6.9 Meta, §5.4a [D20]):
+//   - {"diffsOmitted": true} when omitted is set (the provider left out the
+//     texts), when before or after is longer than b.basis bytes (no diff is
+//     computed), or when the hunks' old and new texts add up to more than
+//     b.max bytes;
+//   - else {"diffs": []} when before is nil (a create, or a prior file that
+//     was not text), and {"diffs": hunks} otherwise (never nil, so `[]`).
+func newDiffMeta(path string, before *string, after string, omitted bool, b diffBounds) map[string]any {
+	switch {
+	case omitted, int64(len(after)) > b.basis, before != nil && int64(len(*before)) > b.basis:
+		return map[string]any{"diffsOmitted": true}
+	case before == nil:
+		return map[string]any{"diffs": []diffHunk{}}
+	}
+	hunks, ok := boundedHunks(path, *before, after, b.max)
+	if !ok {
+		return map[string]any{"diffsOmitted": true}
+	}
+	return map[string]any{"diffs": hunks}
 }
 
-// newDiffMeta returns the meta of a write or edit on path (the raw
-// file_path argument): no hunk when before is nil (a create, or a prior
-// file that was not text), else the hunks of diffHunks(path, *before, after).
-// Contract §6.8 Meta, §6.9 Meta.
-func newDiffMeta(path string, before *string, after string) diffMeta {
-	if before == nil {
-		return diffMeta{Diffs: []diffHunk{}}
-	}
-	return diffMeta{Diffs: diffHunks(path, *before, after)}
+// diffBounds are toolfs's diffMaxBytes and diffBasisMaxBytes (contract
+// §5.4a).
+type diffBounds struct {
+	max   int
+	basis int64
+}
+
+// diffMeta is newDiffMeta under the activation's bounds.
+func (ts *toolset) diffMeta(path string, before *string, after string, omitted bool) map[string]any {
+	return newDiffMeta(path, before, after, omitted, diffBounds{max: ts.cfg.DiffMaxBytes, basis: ts.cfg.DiffBasisMaxBytes})
 }
 
 // diffHunks returns one entry per hunk of a line diff between the LF texts
@@ -48,12 +66,37 @@ func newDiffMeta(path string, before *string, after string) diffMeta {
 // differences; when several minimal diffs exist, which one is used is not
 // contractual.
 func diffHunks(path, before, after string) []diffHunk {
+	hunks, _ := boundedHunks(path, before, after, -1)
+	return hunks
+}
+
+// boundedHunks is diffHunks that gives up (false) as soon as it knows the
+// hunks' old and new texts exceed maxBytes in total (no bound when
+// maxBytes < 0), before building them.
+//
+// Only the region between the texts' common leading and trailing lines,
+// widened by diffContext lines each side, is split into lines and diffed:
+// a one-line edit of a 10 MB file looks at a few lines, not at every line
+// twice. The common lines outside it can belong to no hunk, so the result is
+// what a diff of the whole texts gives.
+func boundedHunks(path, before, after string, maxBytes int) ([]diffHunk, bool) {
 	hunks := []diffHunk{}
 	if before == after {
-		return hunks
+		return hunks, true
 	}
-	a, b := diffLines(before), diffLines(after)
-	for _, sp := range hunkSpans(a, b) {
+	lo, hiBefore, hiAfter := changedRegion(before, after)
+	a, b := diffLines(before[lo:hiBefore]), diffLines(after[lo:hiAfter])
+	spans := hunkSpans(a, b)
+	if maxBytes >= 0 {
+		total := 0
+		for _, sp := range spans {
+			total += joinedLen(a[sp.oldLo:sp.oldHi]) + joinedLen(b[sp.newLo:sp.newHi])
+		}
+		if total > maxBytes {
+			return nil, false
+		}
+	}
+	for _, sp := range spans {
 		h := diffHunk{Path: path, NewText: joinLines(b[sp.newLo:sp.newHi])}
 		if sp.oldHi > sp.oldLo {
 			old := joinLines(a[sp.oldLo:sp.oldHi])
@@ -61,7 +104,71 @@ func diffHunks(path, before, after string) []diffHunk {
 		}
 		hunks = append(hunks, h)
 	}
-	return hunks
+	return hunks, true
+}
+
+// changedRegion returns the byte range to diff: before[lo:hiBefore] and
+// after[lo:hiAfter] hold every line that differs plus up to diffContext
+// common lines on each side (fewer at either end of a text). lo is a line
+// start; hiBefore and hiAfter are line ends (or the texts' ends). The texts
+// must differ.
+func changedRegion(before, after string) (lo, hiBefore, hiAfter int) {
+	n := 0
+	for n < len(before) && n < len(after) && before[n] == after[n] {
+		n++
+	}
+	// The common leading lines end at the last LF of the common prefix.
+	lo = strings.LastIndexByte(before[:n], '\n') + 1
+	m := 0
+	for m < len(before)-lo && m < len(after)-lo && before[len(before)-1-m] == after[len(after)-1-m] {
+		m++
+	}
+	// The common trailing lines start after an LF in both texts (or at lo):
+	// move the start of the common suffix forward to the first such point.
+	sb, sa := len(before)-m, len(after)-m
+	for !(atLineStart(before, sb, lo) && atLineStart(after, sa, lo)) {
+		k := strings.IndexByte(before[sb:], '\n')
+		if k < 0 {
+			sb, sa = len(before), len(after)
+			break
+		}
+		sb, sa = sb+k+1, sa+k+1
+	}
+	for range diffContext {
+		if lo == 0 {
+			break
+		}
+		lo = strings.LastIndexByte(before[:lo-1], '\n') + 1
+	}
+	hiBefore, hiAfter = sb, sa
+	for range diffContext {
+		k := strings.IndexByte(before[hiBefore:], '\n')
+		if k < 0 {
+			hiAfter += len(before) - hiBefore
+			hiBefore = len(before)
+			break
+		}
+		hiBefore, hiAfter = hiBefore+k+1, hiAfter+k+1
+	}
+	return lo, hiBefore, hiAfter
+}
+
+// atLineStart reports whether offset i of s starts a line, counting lo (a
+// line start) as one.
+func atLineStart(s string, i, lo int) bool {
+	return i == lo || i == len(s) || s[i-1] == '\n'
+}
+
+// joinedLen is len(joinLines(lines)) without building it.
+func joinedLen(lines []string) int {
+	n := 0
+	for i, l := range lines {
+		if i > 0 {
+			n++
+		}
+		n += len(strings.TrimSuffix(l, "\n"))
+	}
+	return n
 }
 
 // hunkSpan is where one hunk lies: lines [oldLo, oldHi) of the old text and
