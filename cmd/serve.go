@@ -39,6 +39,7 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if !ok {
 		return 2
 	}
+	tuneGC()
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
 	if !ws.settled && refusedGuess(dep.Workspace) {
 		// Boot on an empty private directory so tools/list and the

@@ -113,16 +113,10 @@ func boundedHunks(path, before, after string, maxBytes int) ([]diffHunk, bool) {
 // start; hiBefore and hiAfter are line ends (or the texts' ends). The texts
 // must differ.
 func changedRegion(before, after string) (lo, hiBefore, hiAfter int) {
-	n := 0
-	for n < len(before) && n < len(after) && before[n] == after[n] {
-		n++
-	}
+	n := commonPrefix(before, after)
 	// The common leading lines end at the last LF of the common prefix.
 	lo = strings.LastIndexByte(before[:n], '\n') + 1
-	m := 0
-	for m < len(before)-lo && m < len(after)-lo && before[len(before)-1-m] == after[len(after)-1-m] {
-		m++
-	}
+	m := commonSuffix(before[lo:], after[lo:])
 	// The common trailing lines start after an LF in both texts (or at lo):
 	// move the start of the common suffix forward to the first such point.
 	sb, sa := len(before)-m, len(after)-m
@@ -151,6 +145,35 @@ func changedRegion(before, after string) (lo, hiBefore, hiAfter int) {
 		hiBefore, hiAfter = hiBefore+k+1, hiAfter+k+1
 	}
 	return lo, hiBefore, hiAfter
+}
+
+// compareBlock is how many bytes commonPrefix and commonSuffix compare at
+// once (string equality is vectorised); the last, differing block is then
+// walked byte by byte.
+const compareBlock = 256
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n, limit := 0, min(len(a), len(b))
+	for n+compareBlock <= limit && a[n:n+compareBlock] == b[n:n+compareBlock] {
+		n += compareBlock
+	}
+	for n < limit && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// commonSuffix returns the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	m, limit := 0, min(len(a), len(b))
+	for m+compareBlock <= limit && a[len(a)-m-compareBlock:len(a)-m] == b[len(b)-m-compareBlock:len(b)-m] {
+		m += compareBlock
+	}
+	for m < limit && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	return m
 }
 
 // atLineStart reports whether offset i of s starts a line, counting lo (a

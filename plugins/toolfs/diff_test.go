@@ -221,3 +221,23 @@ func TestDiffSpansProperty(t *testing.T) {
 		})
 	}
 }
+
+func TestCommonPrefixAndSuffix(t *testing.T) {
+	long := strings.Repeat("0123456789", 100) // longer than compareBlock
+	tests := []struct {
+		a, b           string
+		prefix, suffix int
+	}{
+		{"", "", 0, 0},
+		{"abc", "abc", 3, 3},
+		{"abc", "abd", 2, 0},
+		{"xbc", "abc", 0, 2},
+		{long + "X" + long, long + "Y" + long, len(long), len(long)},
+		{long, long + "tail", len(long), 0},
+		{"head" + long, long, 0, len(long)},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.prefix, commonPrefix(tc.a, tc.b), "prefix of %.20q, %.20q", tc.a, tc.b)
+		assert.Equal(t, tc.suffix, commonSuffix(tc.a, tc.b), "suffix of %.20q, %.20q", tc.a, tc.b)
+	}
+}
