@@ -74,13 +74,6 @@ func (d *Deployment) Entry(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// WorkspaceUser is implemented (with a pointer receiver) by plugin config
-// types that default some keys to the workspace, such as fslocal's cwd and
-// root. UseWorkspace sets each such key that is still unset to dir.
-type WorkspaceUser interface {
-	UseWorkspace(dir string)
-}
-
 // Issue is one problem found while loading: where it came from (a file
 // path, `env DSH_X`, `flag --set a.b=c`), the key path, and what is wrong.
 type Issue struct {

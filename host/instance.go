@@ -118,7 +118,7 @@ func (i *Instance) Dispose(ctx context.Context) error {
 // LOADING is applied as soon as that load finishes (Cordis #34); a FAILED
 // instance is re-run. Update on a disposed instance returns ErrInactive.
 func (i *Instance) Update(ctx context.Context, cfg any) error {
-	decoded, err := i.plugin.DecodeConfig(cfg)
+	decoded, err := i.plugin.CheckConfig(cfg)
 	if err != nil {
 		return err
 	}
