@@ -22,9 +22,10 @@ type Scope struct {
 	cancel context.CancelFunc
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	closed  bool
-	effects []*effect
+	mu       sync.Mutex
+	closed   bool
+	effects  []*effect
+	onUpdate func(ctx context.Context, cfg any) error // OnUpdate's hook
 }
 
 func newScope(h *Host, inst *Instance) *Scope {
