@@ -82,9 +82,15 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
-	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if c.watch || dep.Watch {
+		if err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil); err != nil {
+			fmt.Fprintln(env.Stderr, program+":", err)
+			return 2
+		}
+	}
+	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		log.Error("mcp server stopped", "err", err)

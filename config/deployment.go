@@ -25,6 +25,9 @@ type Deployment struct {
 	// "default" (the working directory). dshhost serve treats only the
 	// default as a guess it may refine from the client's roots.
 	WorkspaceFrom string
+	// Watch is the file's `watch`: `dshhost serve` reloads the deployment
+	// when the file changes (as with --watch).
+	Watch bool
 	// Entries are the plugin entries in file order, disabled ones included.
 	Entries []Entry
 }

@@ -60,6 +60,12 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 				l.issue(l.source, "workspace", "expected a string, got "+describe(v))
 			}
 			workspace = s
+		case "watch":
+			b, ok := v.(bool)
+			if !ok {
+				l.issue(l.source, "watch", "expected a boolean, got "+describe(v))
+			}
+			l.watch = b
 		case "plugins":
 		default:
 			l.issue(l.source, key, "unknown key")

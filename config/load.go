@@ -64,6 +64,7 @@ type loader struct {
 	byID    map[string]*entryInfo
 	issues  []Issue
 	origin  map[string]string // "<id>.<key>" → source of its latest value
+	watch   bool              // the file's `watch`
 }
 
 func (l *loader) issue(source, path, problem string) {
@@ -104,7 +105,7 @@ func Load(opts Options) (*Deployment, error) {
 	}
 	envWorkspace := l.loadEnv(k)
 	l.loadFlags(k)
-	dep := &Deployment{Source: l.source}
+	dep := &Deployment{Source: l.source, Watch: l.watch}
 	dep.Workspace, dep.WorkspaceFrom = l.workspace(fileWorkspace, envWorkspace)
 	if fi, err := os.Stat(dep.Workspace); err != nil || !fi.IsDir() {
 		l.issue(map[string]string{"flag": "flag --workspace", "env": "env DSH_WORKSPACE", "file": l.source, "default": "working directory"}[dep.WorkspaceFrom],

@@ -46,6 +46,8 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string
 	listed   []string // tool names currently mirrored
+	held     int      // open Hold calls: changes wait for the last release
+	stale    bool     // a change came in while held
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -81,6 +83,14 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.
 func (s *Server) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held > 0 {
+		s.stale = true
+		return
+	}
+	s.syncLocked()
+}
+
+func (s *Server) syncLocked() {
 	current := s.reg.Tools()
 	var names []string
 	for _, t := range current {
