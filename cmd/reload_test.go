@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/mcpserver"
@@ -150,8 +151,10 @@ func (l *live) readLimit() int {
 
 func TestReloadSeesInPlaceWritesAndRenameReplace(t *testing.T) {
 	l := startLive(t, deploymentYAML(100, false))
+	start := time.Now()
 	l.write(deploymentYAML(200, false))
 	rep := l.next()
+	t.Logf("write → reloaded in %v (the quiet period is %v)", time.Since(start), reloadQuiet)
 	require.NoError(t, rep.Err)
 	assert.Equal(t, 200, l.readLimit(), "a write in place is seen")
 
@@ -354,5 +357,48 @@ func TestWhatEachKindOfChangeRestarts(t *testing.T) {
 		} else {
 			require.NoError(t, rep.Err, st.name)
 		}
+	}
+}
+
+// BenchmarkReload measures one reload transaction (load the file through
+// every layer, validate, reconcile) for each kind of change, alternating
+// between two files; the watcher's 200 ms quiet period comes on top.
+//
+//	go test ./cmd -run '^$' -bench Reload -benchtime 200x
+func BenchmarkReload(b *testing.B) {
+	kinds := []struct {
+		name string
+		a, b string
+	}{
+		{"nothing changed", deploymentYAML(100, false), deploymentYAML(100, false)},
+		{"toolfs in place", deploymentYAML(100, false), deploymentYAML(200, false)},
+		{"fspolicy toggled", deploymentYAML(100, false), deploymentYAML(100, true)},
+		{"fslocal swapped", deploymentYAML(100, false), "plugins:\n  - name: fslocal\n    config: {hardLinks: break}\n  - name: fspolicy\n  - name: toolfs\n    config: {readLimit: 100}\n"},
+	}
+	for _, k := range kinds {
+		b.Run(k.name, func(b *testing.B) {
+			w, dir := b.TempDir(), b.TempDir()
+			file := filepath.Join(dir, "dsh.yaml")
+			require.NoError(b, os.WriteFile(file, []byte(k.a), 0o644))
+			c := &common{config: file, workspace: w}
+			env := Env{Environ: []string{}, Dir: dir}
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			dep, err := c.deployment(env)
+			require.NoError(b, err)
+			rt, err := boot(context.Background(), dep, log)
+			require.NoError(b, err)
+			defer rt.close()
+			r := &reloader{rt: rt, log: log, load: func() (*config.Deployment, error) { return c.deployment(env) }}
+			texts := []string{k.b, k.a}
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				require.NoError(b, os.WriteFile(file, []byte(texts[i%2]), 0o644))
+				b.StartTimer()
+				if rep := r.reload(context.Background(), file); rep.Err != nil {
+					b.Fatal(rep.Err)
+				}
+			}
+		})
 	}
 }
