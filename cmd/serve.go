@@ -35,6 +35,10 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
 		return 2
 	}
+	if c.watch && c.config == "" {
+		fmt.Fprintln(env.Stderr, program+": --watch needs a deployment file: pass --config FILE")
+		return 2
+	}
 	log, dep, ok := c.load(env, slog.LevelInfo)
 	if !ok {
 		return 2

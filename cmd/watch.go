@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -81,9 +80,6 @@ func watchFile(ctx context.Context, path string, quiet time.Duration, log *slog.
 // so that it never interleaves with adopting the client's root. after, if
 // set, receives each reload's report (tests).
 func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, srv *mcpserver.Server, log *slog.Logger, after func(reloadReport)) error {
-	if c.config == "" {
-		return errors.New("--watch needs a deployment file: pass --config FILE")
-	}
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: srv.Hold,
 		load: func() (*config.Deployment, error) {

@@ -26,7 +26,9 @@
 // error or panic in apply makes the instance FAILED, rolls back what apply
 // registered and leaves the rest running. Every instance ends DISPOSED.
 // Config arrives typed (decoding files, env and flags is the config
-// package's) and is validated before apply ([Plugin.CheckConfig]).
+// package's) and is validated before apply ([Plugin.CheckConfig]). An
+// activation may take a config change in place ([OnUpdate]) instead of
+// restarting.
 //
 // # Events
 //
