@@ -12,8 +12,8 @@ import (
 
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fslocal"
-	"github.com/dsh-go/dsh/plugins/fssandbox"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/fssandbox"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
