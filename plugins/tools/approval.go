@@ -32,6 +32,11 @@ func (a Answer) String() string {
 // AskFunc asks the user of a session one yes/no question and waits for the
 // answer, bounded by ctx (sandbox.md §4.3). It returns an error when the
 // channel fails, ctx included; the answer is then meaningless.
+//
+// A front end may get the answer in a second round of the same call (MCP
+// multi round-trip requests): the tool body then runs again from the start
+// and its first run's result is discarded. A body that asks must therefore
+// change nothing before it has the answer.
 type AskFunc func(ctx context.Context, message string) (Answer, error)
 
 // Ask returns the approval channel of the call's session, or nil when the
