@@ -62,15 +62,15 @@ func TestMissingRootsFailTheLoadBeforeAnyGuard(t *testing.T) {
 	inst, err := h.Plugin(t.Context(), fssandbox.Plugin, fssandbox.Config{Mode: fssandbox.ReadOnly, Workspace: filepath.Join(w, "missing"), WritableRoots: []string{w, filepath.Join(w, "file"), "/nonexistent-dsh"}})
 	require.NoError(t, err)
 	assert.Equal(t, host.StateFailed, inst.State())
-	assert.EqualError(t, errors(inst.Err()), "fssandbox: workspace must be an existing directory\n"+
+	assert.EqualError(t, joined(inst.Err()), "fssandbox: workspace must be an existing directory\n"+
 		"fssandbox: writableRoots[1] must be an existing directory\n"+
 		"fssandbox: writableRoots[2] must be an existing directory")
 	assert.Equal(t, baseline.Listeners, h.Counts().Listeners, "no guard was registered")
 }
 
-// errors unwraps the host's wrapping of an apply error down to the joined
+// joined unwraps the host's wrapping of an apply error down to the joined
 // errors of fssandbox.
-func errors(err error) error {
+func joined(err error) error {
 	for err != nil {
 		if _, ok := err.(interface{ Unwrap() []error }); ok {
 			return err
