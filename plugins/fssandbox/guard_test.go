@@ -37,7 +37,9 @@ func mount(t *testing.T, h *host.Host, cfg fssandbox.Config) *host.Instance {
 func dispatchWrite(t *testing.T, h *host.Host, target fsapi.Target, a events.Actor) (*fsapi.WriteIntent, error) {
 	t.Helper()
 	return events.FSWriteIntent.Waterfall(t.Context(), h.Root(), events.IntentRequest{Target: target, Actor: a},
-		func(context.Context) (*fsapi.WriteIntent, error) { return &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent}, nil })
+		func(context.Context) (*fsapi.WriteIntent, error) {
+			return &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent}, nil
+		})
 }
 
 func TestTheGuardFailsClosedWithoutARealLocation(t *testing.T) {
