@@ -46,29 +46,50 @@ func BenchmarkWrite(b *testing.B) {
 	b.ReportMetric(float64(tWith)/float64(tWithout), "with/without")
 }
 
-// BenchmarkIntent isolates the guard: one fs/write-intent dispatch on the
-// default stack, without fssandbox and with it (workspace-write, a target
-// inside the root), reaching fspolicy either way.
+// BenchmarkIntent isolates the guard: each iteration times 100
+// fs/write-intent dispatches on the default stack without fssandbox and 100
+// with it (workspace-write, a target inside the root), reaching fspolicy
+// either way, alternating which goes first; it reports the mean time of one
+// dispatch of each and their ratio.
 func BenchmarkIntent(b *testing.B) {
-	for _, tc := range []struct {
-		name string
-		cfg  map[string]any
-	}{{"without", nil}, {"with", map[string]any{}}} {
-		b.Run(tc.name, func(b *testing.B) {
-			s := stacktest.New(b, stacktest.Options{FSSandbox: tc.cfg})
-			fs, _ := fsapi.Key.Get(s.Host.Root())
-			target, err := fs.Resolve(b.Context(), "sub/bench.txt", fsapi.ResolveOptions{})
-			if err != nil {
+	type side struct {
+		s   *stacktest.Stack
+		req events.IntentRequest
+	}
+	mk := func(cfg map[string]any) side {
+		s := stacktest.New(b, stacktest.Options{FSSandbox: cfg})
+		fs, _ := fsapi.Key.Get(s.Host.Root())
+		target, err := fs.Resolve(b.Context(), "sub/bench.txt", fsapi.ResolveOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return side{s, events.IntentRequest{Target: target, Actor: &tools.Exec{Session: s.Session("bench")}}}
+	}
+	without, with := mk(nil), mk(map[string]any{})
+	inner := func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }
+	const batch = 100
+	run := func(x side) time.Duration {
+		start := time.Now()
+		for range batch {
+			if _, err := events.FSWriteIntent.Waterfall(b.Context(), x.s.Host.Root(), x.req, inner); err != nil {
 				b.Fatal(err)
 			}
-			req := events.IntentRequest{Target: target, Actor: &tools.Exec{Session: s.Session("bench")}}
-			inner := func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := events.FSWriteIntent.Waterfall(b.Context(), s.Host.Root(), req, inner); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		}
+		return time.Since(start)
 	}
+	var tWithout, tWith time.Duration
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			tWithout += run(without)
+			tWith += run(with)
+		} else {
+			tWith += run(with)
+			tWithout += run(without)
+		}
+		n++
+	}
+	b.ReportMetric(float64(tWithout.Nanoseconds())/float64(n*batch), "ns/intent-without")
+	b.ReportMetric(float64(tWith.Nanoseconds())/float64(n*batch), "ns/intent-with")
+	b.ReportMetric(float64(tWith)/float64(tWithout), "with/without")
 }
