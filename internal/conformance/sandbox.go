@@ -11,13 +11,7 @@ var sandboxCasesJSON []byte
 
 // SandboxCases returns the fssandbox cases copied from the shared spec into
 // testdata/sandbox-cases.json (sandbox.md; format: testdata/README.md).
-func SandboxCases() ([]Case, error) {
-	var cases []Case
-	if err := json.Unmarshal(sandboxCasesJSON, &cases); err != nil {
-		return nil, err
-	}
-	return cases, nil
-}
+func SandboxCases() ([]Case, error) { return decodeCases(sandboxCasesJSON) }
 
 // FSSandboxFor returns the case's fssandbox overrides with the placeholder
 // replaced by w in every string, lists included; nil when the case has no
