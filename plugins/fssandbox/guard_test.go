@@ -2,7 +2,10 @@ package fssandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -169,4 +172,35 @@ func TestModesSurviveARegistryRestart(t *testing.T) {
 	assert.Equal(t, "Sandbox mode: read-only", b.call(t, "sandbox_mode", `{}`).Text(), "the tool is back on the new registry, the mode kept")
 	assert.Contains(t, b.write(t, "x.txt", "x").Text(), "read-only mode")
 	assert.Equal(t, host.StateActive, b.Sandbox.State(), "fssandbox was not restarted")
+}
+
+func TestConcurrentSessionsKeepTheirOwnModes(t *testing.T) {
+	// sandbox.md §3.6, §4.1: sessions switching and writing at once never
+	// see each other's mode (run with -race).
+	b := newBox(t, map[string]any{"sessionSwitch": true}, true)
+	var wg sync.WaitGroup
+	results := make([][2]tools.Result, 8)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			exec := &tools.Exec{Session: &tools.Session{ID: fmt.Sprintf("s%d", i), Cwd: b.W}}
+			if i%2 == 0 {
+				b.Registry.Execute(context.Background(), "sandbox_mode", json.RawMessage(`{"mode":"read-only"}`), exec)
+			}
+			args := json.RawMessage(fmt.Sprintf(`{"file_path":"f%d.txt","content":"x"}`, i))
+			results[i][0] = b.Registry.Execute(context.Background(), "write", args, exec)
+			results[i][1] = b.Registry.Execute(context.Background(), "sandbox_mode", json.RawMessage(`{}`), exec)
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		if i%2 == 0 {
+			assert.Contains(t, r[0].Text(), "read-only mode", "session %d narrowed", i)
+			assert.Equal(t, "Sandbox mode: read-only", r[1].Text())
+		} else {
+			assert.False(t, r[0].IsError, "session %d: %s", i, r[0].Text())
+			assert.Contains(t, r[1].Text(), "Sandbox mode: workspace-write")
+		}
+	}
 }
