@@ -32,8 +32,9 @@ func sessionOf(a events.Actor) (string, bool) {
 
 // effective returns the mode of a call in session id (sandbox.md §3.2 step
 // 1): the session's own mode when it switched, else the configured one.
+// Without sessionSwitch no session can have switched.
 func (b *sandbox) effective(id string, hasSession bool) Mode {
-	if !hasSession {
+	if !hasSession || !b.sessionSwitch {
 		return b.mode
 	}
 	b.mu.Lock()
