@@ -90,7 +90,9 @@ func startLive(t *testing.T, text string) *live {
 	l.cs, err = client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.cs.Close(); cancel(); <-served })
-	require.NoError(t, watchDeployment(ctx, env, c, ws, l.rt, srv, log, func(rep reloadReport) { l.reports <- rep }))
+	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv, log, func(rep reloadReport) { l.reports <- rep })
+	require.NoError(t, err)
+	t.Cleanup(stop)
 	return l
 }
 

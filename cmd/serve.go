@@ -89,10 +89,12 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if c.watch || dep.Watch {
-		if err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil); err != nil {
+		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil)
+		if err != nil {
 			fmt.Fprintln(env.Stderr, program+":", err)
 			return 2
 		}
+		defer stopWatch() // before rt.close: no reload races the shutdown
 	}
 	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})

@@ -26,24 +26,28 @@ const reloadQuiet = 200 * time.Millisecond
 // so an editor replacing the file by a rename is seen as well as a write in
 // place. The file is stat'ed first: a missing file or directory is an error
 // here rather than a watch that never fires. watchFile returns once the
-// watch is set up; it stops when ctx ends.
-func watchFile(ctx context.Context, path string, quiet time.Duration, log *slog.Logger, changed func()) error {
-	path, err := filepath.Abs(path)
+// watch is set up; it stops when ctx ends or stop is called, and stop
+// returns once a call of changed in progress has returned.
+func watchFile(ctx context.Context, path string, quiet time.Duration, log *slog.Logger, changed func()) (stop func(), err error) {
+	path, err = filepath.Abs(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("cannot watch the config file: %w", err)
+		return nil, fmt.Errorf("cannot watch the config file: %w", err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("cannot watch the config file: %w", err)
+		return nil, fmt.Errorf("cannot watch the config file: %w", err)
 	}
 	if err := w.Add(filepath.Dir(path)); err != nil {
 		_ = w.Close()
-		return fmt.Errorf("cannot watch the config file's directory: %w", err)
+		return nil, fmt.Errorf("cannot watch the config file's directory: %w", err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer w.Close()
 		timer := time.NewTimer(quiet)
 		timer.Stop()
@@ -70,7 +74,7 @@ func watchFile(ctx context.Context, path string, quiet time.Duration, log *slog.
 			}
 		}
 	}()
-	return nil
+	return func() { cancel(); <-done }, nil
 }
 
 // watchDeployment makes serve reload its deployment whenever the --config
@@ -78,8 +82,9 @@ func watchFile(ctx context.Context, path string, quiet time.Duration, log *slog.
 // layers as at start (env, flags, and the workspace: the one chosen by flag,
 // env or file, else the one serve settled on), under the workspace's lock,
 // so that it never interleaves with adopting the client's root. after, if
-// set, receives each reload's report (tests).
-func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, srv *mcpserver.Server, log *slog.Logger, after func(reloadReport)) error {
+// set, receives each reload's report (tests). stop ends the watch, waiting
+// for a reload in progress: call it before shutting the runtime down.
+func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, srv *mcpserver.Server, log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: srv.Hold,
 		load: func() (*config.Deployment, error) {

@@ -46,29 +46,13 @@ func (c sampleConfig) Validate() error {
 	return nil
 }
 
-// pointerValidated has a Validate method on its pointer receiver.
-type pointerValidated struct {
-	Port int `json:"port"`
-}
-
-func (c *pointerValidated) Validate() error {
-	if c.Port == 0 {
-		return &host.ConfigError{Issues: []host.ConfigIssue{{Path: "port", Problem: "is required"}}}
-	}
-	return nil
-}
-
-func samplePlugin(apply func(ctx context.Context, s *host.Scope, c sampleConfig) error) *host.Plugin {
-	if apply == nil {
-		apply = func(context.Context, *host.Scope, sampleConfig) error { return nil }
-	}
-	return host.Define("cfg", apply, host.Defaults(defaultSample))
-}
+// samplePlugin takes a sampleConfig onto defaultSample.
+var samplePlugin = host.Define("cfg", func(context.Context, *host.Scope, sampleConfig) error { return nil }, host.Defaults(defaultSample))
 
 // host §1.6, §3.7: strict decoding onto the defaults, then Validate, all
 // before apply; every issue names its key path.
 func TestDecode(t *testing.T) {
-	p := samplePlugin(nil)
+	p := samplePlugin
 	full := defaultSample()
 	full.Limit = 3
 	cases := []struct {
@@ -154,22 +138,13 @@ func TestDecode(t *testing.T) {
 }
 
 func TestDecodeIssues(t *testing.T) {
-	_, err := config.Decode(samplePlugin(nil), map[string]any{"limit": "x", "zz": true})
+	_, err := config.Decode(samplePlugin, map[string]any{"limit": "x", "zz": true})
 	var ce *host.ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, []host.ConfigIssue{
 		{Path: "limit", Problem: `expected an integer, got string "x"`},
 		{Path: "zz", Problem: "unknown key"},
 	}, ce.Issues)
-}
-
-func TestDecodePointerReceiverValidate(t *testing.T) {
-	p := host.Define("server", func(context.Context, *host.Scope, pointerValidated) error { return nil })
-	_, err := config.Decode(p, nil)
-	assert.EqualError(t, err, `plugin "server": invalid config: port: is required`)
-	got, err := config.Decode(p, map[string]any{"port": 8080})
-	require.NoError(t, err)
-	assert.Equal(t, pointerValidated{Port: 8080}, got)
 }
 
 // limitConfig names its own message for a bad limit, as toolfs must
