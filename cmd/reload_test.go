@@ -47,9 +47,28 @@ type live struct {
 
 	mu    sync.Mutex
 	loads map[string]int // LOADING transitions per instance id since boot
+	logs  logBuffer
 }
 
-func startLive(t *testing.T, text string) *live {
+// logBuffer collects log lines from several goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func startLive(t *testing.T, text string, environ ...string) *live {
 	t.Helper()
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -58,8 +77,8 @@ func startLive(t *testing.T, text string) *live {
 		failures: make(chan events.ReloadFailure, 128), loads: map[string]int{}}
 	require.NoError(t, os.WriteFile(l.file, []byte(text), 0o644))
 	c := &common{config: l.file, workspace: w}
-	env := Env{Environ: []string{}, Dir: dir}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	env := Env{Environ: append([]string{}, environ...), Dir: dir}
+	log := slog.New(slog.NewTextHandler(&l.logs, nil))
 	dep, err := c.deployment(env)
 	require.NoError(t, err)
 	l.rt, err = boot(t.Context(), dep, log)
@@ -244,7 +263,7 @@ func TestABrokenFileKeepsTheLastGoodDeployment(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(l.w, "a.txt"), []byte("hello\n"), 0o644))
 	for _, tc := range []struct{ name, text, want string }{
 		{"unparseable", "plugins: [\n", "yaml"},
-		{"an invalid value", deploymentYAML(0, false), "plugins[2].config.readLimit: toolfs: readLimit must be a positive integer"},
+		{"an invalid value", deploymentYAML(0, false), l.file + ": plugins[2].config.readLimit: toolfs: readLimit must be a positive integer"},
 		{"an unknown key", "plugins:\n  - name: fslocal\n    config: {jail: /}\n", "plugins[0].config.jail: unknown key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +279,7 @@ func TestABrokenFileKeepsTheLastGoodDeployment(t *testing.T) {
 				t.Fatal("no config/reload-failed")
 			}
 			assert.Equal(t, 100, l.readLimit(), "the last good deployment serves")
+			assert.Contains(t, l.logs.String(), `level=ERROR msg="config reload refused; still serving the last good deployment" file=`+l.file)
 			text, isErr := l.call("read", map[string]any{"file_path": "a.txt"})
 			assert.False(t, isErr)
 			assert.Contains(t, text, "1: hello")
@@ -302,6 +322,23 @@ func TestRapidRewritesEndInOneConsistentDeployment(t *testing.T) {
 	text, isErr := l.call("read", map[string]any{"file_path": "nope.txt", "limit": 1100})
 	assert.True(t, isErr)
 	assert.Contains(t, text, "not found", "limit 1100 is accepted: the last file's config is in force")
+}
+
+// Environment variables and flags still layer over the file on every
+// reload, exactly as at start.
+func TestEnvAndFlagsLayerOverEveryReload(t *testing.T) {
+	l := startLive(t, deploymentYAML(100, false), "DSH_TOOLFS_READLIMIT=42")
+	assert.Equal(t, 42, l.readLimit(), "at start")
+	l.write(deploymentYAML(300, false))
+	rep := l.next()
+	require.NoError(t, rep.Err)
+	assert.Equal(t, "nothing changed", rep.String(), "the variable still wins over the file's new value")
+	assert.Equal(t, 42, l.readLimit())
+	l.write(deploymentYAML(300, true))
+	rep = l.next()
+	require.NoError(t, rep.Err)
+	assert.Equal(t, "stopped [fspolicy]", rep.String())
+	assert.Equal(t, 42, l.readLimit())
 }
 
 func TestAReloadWithNothingChangedRestartsNothing(t *testing.T) {
