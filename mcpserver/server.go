@@ -45,7 +45,13 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string
-	listed   []string // tool names currently mirrored
+	listed   []string          // tool names currently mirrored
+	mirrored map[string]string // their descriptions, as JSON
+	held     int               // open Hold calls: changes wait for the last release
+	stale    bool              // a change came in while held
+
+	approvalKey []byte      // binds approval answers to their question (approval.go)
+	scope       *host.Scope // emits session/closed
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -56,7 +62,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -81,11 +87,33 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.
 func (s *Server) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held > 0 {
+		s.stale = true
+		return
+	}
+	s.syncLocked()
+}
+
+// syncLocked mirrors the tool set: tools whose description is unchanged are
+// left alone, and the changed ones are added back to back, so one change
+// of the set is one debounced tools/list_changed.
+func (s *Server) syncLocked() {
 	current := s.reg.Tools()
 	var names []string
+	var changed []*mcp.Tool
+	next := map[string]string{}
 	for _, t := range current {
 		names = append(names, t.Name)
-		s.srv.AddTool(mcpTool(t), s.handler(t.Name))
+		mt := mcpTool(t)
+		desc, err := json.Marshal(mt)
+		next[t.Name] = string(desc)
+		if err != nil || s.mirrored[t.Name] != string(desc) {
+			changed = append(changed, mt)
+		}
+	}
+	s.mirrored = next
+	for _, mt := range changed {
+		s.srv.AddTool(mt, s.handler(mt.Name))
 	}
 	var gone []string
 	for _, n := range s.listed {
@@ -135,7 +163,13 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: s.session(req.Session)})
+		session := s.session(req.Session)
+		var asked *approval
+		session.Ask, asked = s.askFunc(req, session.ID)
+		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		if ask := asked.inputRequired(); ask != nil {
+			return ask, nil
+		}
 		return toMCP(res), nil
 	}
 }
@@ -205,8 +239,9 @@ func metaFields(meta any) mcp.Meta {
 }
 
 // session returns the tools.Session of an MCP session, made on first use
-// and forgotten when the MCP session ends: each MCP session has its own
-// identity, hence its own read-before-edit state.
+// and forgotten when the MCP session ends (then session/closed is emitted
+// with its ID): each MCP session has its own identity, hence its own
+// read-before-edit state and sandbox mode.
 func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -220,6 +255,7 @@ func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
 				s.mu.Lock()
 				delete(s.sessions, ss)
 				s.mu.Unlock()
+				s.closed(id)
 			}()
 		}
 	}
