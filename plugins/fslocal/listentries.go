@@ -31,19 +31,9 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	if opts.Metadata {
 		return p.ListDir(ctx, t)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
-	}
-	fi, err := p.statKey(t.Key)
+	dir, err := p.openListed(ctx, t)
 	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	if !fi.IsDir() {
-		return nil, fsapi.ErrNotDirectory(t.DisplayPath)
-	}
-	dir, err := p.tree.openDir(t.Key)
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
+		return nil, err
 	}
 	defer dir.Close()
 	f, err := dir.Open(".")
