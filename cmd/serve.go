@@ -98,17 +98,13 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		defer stopWatch() // before rt.close: no reload races the shutdown
 	}
 	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
-	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	err = srv.Run(sigctx, &mcpserver.StdioTransport{Reader: env.Stdin, Writer: env.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		log.Error("mcp server stopped", "err", err)
 	}
 	log.Info("shutting down")
 	return 0
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // refusedGuess reports whether dir is / or the user's home directory.
 func refusedGuess(dir string) bool {
