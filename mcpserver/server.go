@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,13 @@ type Options struct {
 	NeedRoots func() bool
 	// UseRoots receives the client's roots, in the client's order.
 	UseRoots func(ctx context.Context, roots []*mcp.Root)
+	// MaxInFlight caps the tool calls that run at once, over all sessions;
+	// the rest wait for a slot. 0 means DefaultMaxInFlight (64).
+	MaxInFlight int
+	// CallTimeout bounds one tool call: past it the call's context is
+	// cancelled and its result is `Error: tool call timed out after <n> ms`
+	// ({TimeoutError, TIMEOUT}). 0 means DefaultCallTimeout (5 minutes).
+	CallTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -50,6 +58,8 @@ type Server struct {
 	held     int               // open Hold calls: changes wait for the last release
 	stale    bool              // a change came in while held
 
+	limits *callLimits // calls in flight and their timeout (limits.go)
+
 	approvalKey []byte      // binds approval answers to their question (approval.go)
 	scope       *host.Scope // emits session/closed
 }
@@ -62,7 +72,8 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s,
+		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout)}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -166,7 +177,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		session := s.session(req.Session)
 		var asked *approval
 		session.Ask, asked = s.askFunc(req, session.ID)
-		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		res := s.limits.run(ctx, func(ctx context.Context) tools.Result {
+			return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		})
 		if ask := asked.inputRequired(); ask != nil {
 			return ask, nil
 		}
