@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -72,9 +71,9 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		Ready:     ws.ready,
 		NeedRoots: func() bool { return !ws.isSettled() },
 		UseRoots: func(ctx context.Context, roots []*mcp.Root) {
-			dir, err := firstRoot(roots)
+			dir, err := usableRoot(roots)
 			if err != nil {
-				ws.settle()
+				ws.settle(err.Error())
 				log.Info("no workspace from the client's roots", "reason", err)
 				return
 			}
@@ -128,6 +127,7 @@ type workspace struct {
 	dir     string
 	settled bool   // chosen by flag, env or file: never retargeted
 	refused string // the refused guess, until a root arrives
+	noRoot  string // why the client's roots gave no workspace, once asked
 }
 
 func (w *workspace) current() string {
@@ -153,7 +153,10 @@ func (w *workspace) describe() string {
 func (w *workspace) ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.refused != "" {
+	switch {
+	case w.refused != "" && w.noRoot != "" && w.noRoot != errNoRoots.Error():
+		return fmt.Errorf("%s has no workspace: it was started in %s and %s; restart it with --workspace DIR", program, w.refused, w.noRoot)
+	case w.refused != "":
 		return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 	}
 	return nil
@@ -192,7 +195,7 @@ func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env En
 		return err
 	}
 	rt.dep, w.dir, w.refused = dep, dir, ""
-	rt.log.Info("workspace set from the client's first root", "workspace", dir)
+	rt.log.Info("workspace set from the client's first usable root", "workspace", dir)
 	return nil
 }
 
@@ -202,24 +205,10 @@ func (w *workspace) isSettled() bool {
 	return w.settled
 }
 
-// settle stops asking for roots.
-func (w *workspace) settle() {
+// settle stops asking for roots; why says why they gave no workspace.
+func (w *workspace) settle(why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.settled = true
+	w.settled, w.noRoot = true, why
 }
 
-// firstRoot returns the client's first root as a local directory.
-func firstRoot(roots []*mcp.Root) (string, error) {
-	if len(roots) == 0 {
-		return "", errors.New("the client has no roots")
-	}
-	u, err := url.Parse(roots[0].URI)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", fmt.Errorf("the first root %q is not a file: URI", roots[0].URI)
-	}
-	if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("the first root %q is not a directory", u.Path)
-	}
-	return filepath.Clean(u.Path), nil
-}

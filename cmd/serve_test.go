@@ -136,6 +136,12 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 		assert.True(t, res.IsError)
 		assert.Equal(t, "Error: dshhost has no workspace: it was started in / and the client offered no roots; restart it with --workspace DIR", text(t, res))
 	})
+	t.Run("with only refused roots", func(t *testing.T) {
+		cs := start(t, &mcp.Root{URI: "file:///", Name: "everything"})
+		res := callTool(t, cs, "list", map[string]any{})
+		assert.True(t, res.IsError)
+		assert.Equal(t, `Error: dshhost has no workspace: it was started in / and the client's roots were refused: "file:///" (the file system root is never used as the workspace); restart it with --workspace DIR`, text(t, res))
+	})
 }
 
 // TestServeShutsDownCleanlyOnSIGTERM: a signal ends serve with every plugin
