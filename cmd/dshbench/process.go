@@ -4,28 +4,70 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // run runs argv to completion with its output discarded and returns its wall
-// time, its output size, its peak RSS in bytes (getrusage ru_maxrss) and its
-// CPU time (user + system).
+// time, its output size, its peak RSS in bytes and its CPU time (user +
+// system).
+//
+// The peak RSS is the largest VmHWM read from /proc/<pid>/status while the
+// process runs (every 2 ms). getrusage's ru_maxrss is no use here: Go starts
+// children with vfork, and Linux carries the parent's high-water mark over
+// the exec, so every child would report at least this harness's size.
 func run(argv ...string) (time.Duration, int, int64, time.Duration, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var out countWriter
 	cmd.Stdout = &out
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
+	}
+	done := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		status := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status"
+		var max int64
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if hwm := vmHWM(status); hwm > max {
+				max = hwm
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
 	d := time.Since(start)
+	close(done)
+	rss := <-peak
 	if err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10
-	}
 	return d, out.n, rss, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// vmHWM returns the VmHWM of a /proc status file in bytes, 0 when it cannot
+// be read (the process has exited, or is not yet exec'd).
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 type countWriter struct{ n int }
