@@ -211,4 +211,3 @@ func (w *workspace) settle(why string) {
 	defer w.mu.Unlock()
 	w.settled, w.noRoot = true, why
 }
-
