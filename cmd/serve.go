@@ -96,6 +96,12 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		}
 		defer stopWatch() // before rt.close: no reload races the shutdown
 	}
+	if c.http.addr != "" {
+		log.Info("serving MCP over streamable HTTP", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
+		code := serveHTTP(sigctx, env, c.http, srv, log)
+		log.Info("shutting down")
+		return code
+	}
 	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	err = srv.Run(sigctx, &mcpserver.StdioTransport{Reader: env.Stdin, Writer: env.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
