@@ -17,10 +17,13 @@ const Placeholder = "{{W}}"
 
 // Case is one conformance case.
 type Case struct {
-	Name       string               `json:"name"`
-	Tags       []string             `json:"tags"`
-	Policy     bool                 `json:"policy"`
-	ToolFS     map[string]any       `json:"toolfs"`
+	Name   string         `json:"name"`
+	Tags   []string       `json:"tags"`
+	Policy bool           `json:"policy"`
+	ToolFS map[string]any `json:"toolfs"`
+	// ToolEditor, when present ({} for defaults), mounts tooleditor with
+	// these config overrides after toolfs (editor.md §16).
+	ToolEditor map[string]any       `json:"tooleditor"`
 	Setup      []Op                 `json:"setup"`
 	Calls      []Call               `json:"calls"`
 	Expect     []Expect             `json:"expect"`

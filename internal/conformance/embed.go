@@ -8,12 +8,19 @@ import (
 //go:embed testdata/cases.json
 var casesJSON []byte
 
+//go:embed testdata/editor-cases.json
+var editorCasesJSON []byte
+
 // Cases returns the conformance cases copied from the shared spec into
-// testdata/cases.json (format: testdata/README.md).
+// testdata (format: testdata/README.md): cases.json, then editor-cases.json.
 func Cases() ([]Case, error) {
-	var cases []Case
-	if err := json.Unmarshal(casesJSON, &cases); err != nil {
-		return nil, err
+	var all []Case
+	for _, src := range [][]byte{casesJSON, editorCasesJSON} {
+		var cases []Case
+		if err := json.Unmarshal(src, &cases); err != nil {
+			return nil, err
+		}
+		all = append(all, cases...)
 	}
-	return cases, nil
+	return all, nil
 }
