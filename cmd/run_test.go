@@ -42,7 +42,8 @@ func parseRun(t *testing.T, out string) []runLine {
 
 // TestRunPassesEveryConformanceCase drives `dshhost run` with every case:
 // one session per case, --policy for the case's policy, --set for its
-// toolfs overrides; `i` is the 0-based call index and `code` appears exactly
+// toolfs overrides, --config for a case that needs its own deployment (the
+// editor cases); `i` is the 0-based call index and `code` appears exactly
 // when the error carries one.
 func TestRunPassesEveryConformanceCase(t *testing.T) {
 	cases, err := conformance.Cases()
@@ -67,6 +68,11 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 			sort.Strings(keys)
 			for _, k := range keys {
 				args = append(args, "--set", fmt.Sprintf("toolfs.%s=%v", k, c.ToolFS[k]))
+			}
+			if deployment, ok := c.Deployment(); ok {
+				config := filepath.Join(t.TempDir(), "deployment.json")
+				require.NoError(t, os.WriteFile(config, deployment, 0o644))
+				args = append(args, "--config", config)
 			}
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
