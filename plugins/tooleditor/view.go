@@ -3,12 +3,11 @@ package tooleditor
 import (
 	"context"
 	"errors"
-	"iter"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/textstream"
 	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
@@ -42,7 +41,7 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 	case info.Type != fsapi.TypeFile:
 		return nil, errNotViewable(t.DisplayPath)
 	}
-	chunks, err := e.stream(ctx, t)
+	chunks, err := textstream.Scan(ctx, e.fs, t)
 	if err != nil {
 		return nil, e.readFailure(ctx, t, info, exec, err)
 	}
@@ -95,25 +94,4 @@ func (e *editor) observeAbsent(ctx context.Context, t fsapi.Target, exec *tools.
 	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Absent, Actor: exec}); err != nil {
 		e.s.Logger().Warn("fs/observed listener failed after the editor found no file", "path", t.DisplayPath, "err", err)
 	}
-}
-
-// stream returns t's text in chunks: through the provider's byte stream
-// when it has one (no copy per chunk; the row scanner copies what it
-// keeps before the next step), else through fsapi.Stream.
-func (e *editor) stream(ctx context.Context, t fsapi.Target) (iter.Seq2[string, error], error) {
-	bs, ok := e.fs.(fsapi.ByteStreamer)
-	if !ok {
-		return fsapi.Stream(ctx, e.fs, t)
-	}
-	chunks, err := bs.StreamBytes(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return func(yield func(string, error) bool) {
-		for b, err := range chunks {
-			if !yield(unsafe.String(unsafe.SliceData(b), len(b)), err) {
-				return
-			}
-		}
-	}, nil
 }
