@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/dsh-go/dsh/host"
-	"github.com/dsh-go/dsh/internal/linediff"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -75,18 +74,6 @@ func (r result) CheckOutput() error {
 		return errUnknownCommand(r.Command)
 	}
 	return nil
-}
-
-// resultMeta is the meta of a top-level call (editor.md §4.4): none for a
-// view, `{diffs: []}` for a create, and the diffs of contract §6.10 over the
-// raw path argument for str_replace and insert.
-func resultMeta(args tools.Args, v any) any {
-	r := v.(result)
-	if r.Command == cmdView {
-		return nil
-	}
-	path, _ := args.String("path")
-	return linediff.NewMeta(path, r.before, r.after)
 }
 
 // execute validates the arguments (editor.md §5) and runs the command.

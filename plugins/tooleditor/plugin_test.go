@@ -282,3 +282,13 @@ func TestAmbiguityListsTwentyLinesAndTheRest(t *testing.T) {
 	assert.Equal(t, "Error: No replacement was performed. Multiple occurrences of old_str `x` in lines [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, and 5 more]. Please ensure it is unique", res.Text())
 	assert.Equal(t, "FS_AMBIGUOUS_EDIT", res.Code())
 }
+
+func TestDiffMetaIsBounded(t *testing.T) {
+	st := editorStack(t, true, nil)
+	s := st.Session("s")
+	write(t, st, "big.txt", strings.Repeat("x\n", 40000))
+	res := editor(t, st, s, `{"command":"insert","path":"big.txt","insert_line":0,"new_str":"`+strings.Repeat("y\\n", 40000)+`"}`)
+	require.False(t, res.IsError, res.Text())
+	b, _ := json.Marshal(res.Meta)
+	assert.JSONEq(t, `{"diffsOmitted":true}`, string(b), "a diff over 65536 bytes is not sent")
+}
