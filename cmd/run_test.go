@@ -42,12 +42,35 @@ func parseRun(t *testing.T, out string) []runLine {
 
 // TestRunPassesEveryConformanceCase drives `dshhost run` with every case:
 // one session per case, --policy for the case's policy, --set for its
-// toolfs overrides, --config for a case that needs its own deployment (the
-// editor cases); `i` is the 0-based call index and `code` appears exactly
+// toolfs overrides; `i` is the 0-based call index and `code` appears exactly
 // when the error carries one.
 func TestRunPassesEveryConformanceCase(t *testing.T) {
 	cases, err := conformance.Cases()
 	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestRunPassesEverySandboxCase drives `dshhost run` with every case of
+// sandbox-cases.json: each gets a deployment file (--config) listing
+// fssandbox with its overrides right after fslocal (sandbox.md §5).
+func TestRunPassesEverySandboxCase(t *testing.T) {
+	cases, err := conformance.SandboxCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestRunPassesEveryEditorCase drives `dshhost run` with every case of
+// editor-cases.json: a case with a tooleditor key gets a deployment file
+// (--config) listing tooleditor with its overrides after toolfs (editor.md
+// §16); editor/not-in-default-deployment runs on the default deployment.
+func TestRunPassesEveryEditorCase(t *testing.T) {
+	cases, err := conformance.EditorCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []conformance.Case) {
+	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -61,6 +84,11 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
+			if dep, ok := c.Deployment(w); ok {
+				file := filepath.Join(t.TempDir(), "deployment.yaml")
+				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
+				args = append(args, "--config", file)
+			}
 			keys := make([]string, 0, len(c.ToolFS))
 			for k := range c.ToolFS {
 				keys = append(keys, k)
@@ -68,11 +96,6 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 			sort.Strings(keys)
 			for _, k := range keys {
 				args = append(args, "--set", fmt.Sprintf("toolfs.%s=%v", k, c.ToolFS[k]))
-			}
-			if deployment, ok := c.Deployment(); ok {
-				config := filepath.Join(t.TempDir(), "deployment.json")
-				require.NoError(t, os.WriteFile(config, deployment, 0o644))
-				args = append(args, "--config", config)
 			}
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
@@ -82,7 +105,7 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 			for i, want := range c.Expect {
 				got := lines[i]
 				assert.Equal(t, i, got.I)
-				assert.Equal(t, conformance.Subst(want.Text, w), got.Text, "call %d text", i)
+				assert.NoError(t, want.CheckText(w, got.Text), "call %d text", i)
 				assert.Equal(t, want.IsError, got.IsError, "call %d isError", i)
 				if want.Code == "" {
 					assert.Nil(t, got.Code, "call %d has no code", i)

@@ -8,19 +8,15 @@ import (
 //go:embed testdata/cases.json
 var casesJSON []byte
 
-//go:embed testdata/editor-cases.json
-var editorCasesJSON []byte
-
 // Cases returns the conformance cases copied from the shared spec into
-// testdata (format: testdata/README.md): cases.json, then editor-cases.json.
-func Cases() ([]Case, error) {
-	var all []Case
-	for _, src := range [][]byte{casesJSON, editorCasesJSON} {
-		var cases []Case
-		if err := json.Unmarshal(src, &cases); err != nil {
-			return nil, err
-		}
-		all = append(all, cases...)
+// testdata/cases.json (format: testdata/README.md).
+func Cases() ([]Case, error) { return decodeCases(casesJSON) }
+
+// decodeCases decodes one embedded case file.
+func decodeCases(data []byte) ([]Case, error) {
+	var cases []Case
+	if err := json.Unmarshal(data, &cases); err != nil {
+		return nil, err
 	}
-	return all, nil
+	return cases, nil
 }
