@@ -292,3 +292,27 @@ func TestDiffMetaIsBounded(t *testing.T) {
 	b, _ := json.Marshal(res.Meta)
 	assert.JSONEq(t, `{"diffsOmitted":true}`, string(b), "a diff over 65536 bytes is not sent")
 }
+
+func TestSandboxModesJudgeTheEditor(t *testing.T) {
+	// The sandbox's guards judge create as a write and str_replace and
+	// insert as edits, before the policy, without knowing the editor.
+	st := stacktest.New(t, stacktest.Options{FSSandbox: map[string]any{"mode": "read-only"}, ToolEditor: map[string]any{}})
+	write(t, st, "a.txt", "one\n")
+	s := st.Session("s")
+	refusal := " the sandbox is in read-only mode — the sandbox mode is set by the operator; tell the user instead of retrying"
+	for _, tc := range []struct{ args, want string }{
+		{`{"command":"create","path":"n.txt","file_text":"x"}`, `Error: cannot write "` + st.W + `/n.txt":` + refusal},
+		{`{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two"}`, `Error: cannot edit "` + st.W + `/a.txt":` + refusal},
+		{`{"command":"view","path":"a.txt"}`, "Here's the content of " + st.W + "/a.txt with line numbers (which has a total of 2 lines):\n     1  one\n     2  \n"},
+		{`{"command":"insert","path":"a.txt","insert_line":0,"new_str":"zero"}`, `Error: cannot edit "` + st.W + `/a.txt":` + refusal},
+	} {
+		res := editor(t, st, s, tc.args)
+		assert.Equal(t, tc.want, res.Text(), tc.args)
+		if res.IsError {
+			assert.Equal(t, "FS_SANDBOX_DENIED", res.Code())
+		}
+	}
+	assert.Equal(t, "one\n", content(t, st, "a.txt"))
+	_, err := os.Stat(filepath.Join(st.W, "n.txt"))
+	assert.True(t, os.IsNotExist(err))
+}
