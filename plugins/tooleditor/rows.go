@@ -23,9 +23,15 @@ type rowScanner struct {
 
 // newRowScanner shows the whole file, or c's range as sent (checked against
 // the line count later): first below 1 or past the file shows nothing, and
-// -1 as last means the end.
-func newRowScanner(c call, maxUnits int) *rowScanner {
+// -1 as last means the end. sizeHint is the file's size in bytes (0:
+// unknown); the rows' buffer is reserved for it up front, within what the
+// clip can keep (3 bytes per UTF-16 unit at most).
+func newRowScanner(c call, maxUnits int, sizeHint int64) *rowScanner {
 	r := &rowScanner{first: 1, line: 1, out: clipper{max: maxUnits}}
+	if sizeHint > 0 {
+		rows := sizeHint + sizeHint/4 + 16 // each row adds its 8-byte number field
+		r.out.b.Grow(int(min(rows, 3*int64(maxUnits)+4)))
+	}
 	if c.hasRange {
 		r.first, r.last = clampLine(c.first), clampLine(c.last)
 		if c.last == -1 {
@@ -108,7 +114,7 @@ func (r *rowScanner) startRow() {
 	r.started = true
 	num := strconv.FormatInt(r.line, 10)
 	if pad := 6 - len(num); pad > 0 {
-		r.out.write(strings.Repeat(" ", pad))
+		r.out.write("      "[:pad])
 	}
 	r.out.write(num)
 	r.out.write("  ")

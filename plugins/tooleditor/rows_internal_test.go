@@ -85,7 +85,7 @@ func FuzzViewRange(f *testing.F) {
 		}
 		hasRange := !(a == 1 && b == -1 && size%2 == 0) // both forms of a whole view
 		c := call{command: cmdView, hasRange: hasRange, first: float64(a), last: float64(b)}
-		r := newRowScanner(c, max)
+		r := newRowScanner(c, max, int64(len(text)))
 		for _, ch := range chunks(text, size) {
 			r.feed(ch)
 		}

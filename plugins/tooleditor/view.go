@@ -45,7 +45,11 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 	if err != nil {
 		return nil, e.readFailure(ctx, t, info, exec, err)
 	}
-	rows := newRowScanner(c, e.cfg.MaxOutputChars)
+	var size int64
+	if info.HasSize && !c.hasRange {
+		size = info.Size
+	}
+	rows := newRowScanner(c, e.cfg.MaxOutputChars, size)
 	for chunk, err := range chunks {
 		if err != nil {
 			return nil, e.readFailure(ctx, t, info, exec, err)
@@ -62,6 +66,7 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 		return nil, err
 	}
 	var b strings.Builder
+	b.Grow(128 + len(t.DisplayPath) + rows.out.b.Len() + len(clipNotice))
 	b.WriteString("Here's the content of ")
 	b.WriteString(fsapi.Display(t.DisplayPath))
 	b.WriteString(" with line numbers (which has a total of ")
