@@ -44,7 +44,7 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 // read-only; a view may run in parallel, every other call is exclusive.
 func (e *editor) tool() tools.Tool {
 	return tools.Tool{
-		Name: ToolName, Description: e.cfg.description(), Parameters: json.RawMessage(parameters),
+		Name: ToolName, Description: e.cfg.Description, Parameters: json.RawMessage(parameters),
 		Output: json.RawMessage(output), Destructive: true, Execute: e.execute,
 		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(result).text)} },
 		Meta:   resultMeta,

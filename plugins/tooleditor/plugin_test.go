@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
@@ -71,7 +72,7 @@ func TestConfigLoadErrors(t *testing.T) {
 		{"maxOutputChars is checked first", map[string]any{"maxOutputChars": 0, "description": ""}, "tooleditor: maxOutputChars must be a positive integer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tooleditor.Plugin.DecodeConfig(tc.raw)
+			_, err := config.Decode(tooleditor.Plugin, tc.raw)
 			var ce *host.ConfigError
 			require.ErrorAs(t, err, &ce)
 			require.Len(t, ce.Issues, 1)
@@ -79,16 +80,16 @@ func TestConfigLoadErrors(t *testing.T) {
 		})
 	}
 	t.Run("an unknown key is rejected", func(t *testing.T) {
-		_, err := tooleditor.Plugin.DecodeConfig(map[string]any{"maxOutput": 3})
+		_, err := config.Decode(tooleditor.Plugin, map[string]any{"maxOutput": 3})
 		assert.ErrorContains(t, err, "unknown key")
 	})
 	t.Run("defaults and overrides load", func(t *testing.T) {
-		cfg, err := tooleditor.Plugin.DecodeConfig(map[string]any{"maxOutputChars": 7.0, "description": "Edit files."})
+		cfg, err := config.Decode(tooleditor.Plugin, map[string]any{"maxOutputChars": 7.0, "description": "Edit files."})
 		require.NoError(t, err)
 		c := cfg.(tooleditor.Config)
 		assert.Equal(t, 7, c.MaxOutputChars)
-		assert.Equal(t, "Edit files.", *c.Description)
-		def, err := tooleditor.Plugin.DecodeConfig(nil)
+		assert.Equal(t, "Edit files.", c.Description)
+		def, err := config.Decode(tooleditor.Plugin, nil)
 		require.NoError(t, err)
 		assert.Equal(t, tooleditor.DefaultConfig(), def)
 	})
@@ -132,7 +133,7 @@ func TestLifecycleFollowsTheProvider(t *testing.T) {
 	assert.False(t, ok, "the tool goes with the provider")
 	assert.Empty(t, st.Registry.Sections())
 	assert.Equal(t, host.StatePending, st.Editor.State())
-	_, err := st.Host.Plugin(t.Context(), fslocal.Plugin, map[string]any{"cwd": st.W, "root": st.W})
+	_, err := st.Host.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: st.W, Root: st.W})
 	require.NoError(t, err)
 	_, ok = st.Registry.Lookup(tooleditor.ToolName)
 	assert.True(t, ok, "and revives with a new one")
