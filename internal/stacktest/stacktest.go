@@ -15,6 +15,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
+	"github.com/dsh-go/dsh/plugins/tooleditor"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -26,6 +27,8 @@ type Stack struct {
 	// FS, Policy and ToolFS are the instances; Policy is nil without the
 	// policy.
 	FS, Policy, ToolFS *host.Instance
+	// Editor is the tooleditor instance, nil unless Options.ToolEditor.
+	Editor *host.Instance
 	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
 	Sandbox *host.Instance
 	// W is the workspace: a fresh, symlink-free temporary directory, the
@@ -39,6 +42,9 @@ type Options struct {
 	NoPolicy bool
 	// ToolFS is toolfs's raw config (nil: defaults).
 	ToolFS map[string]any
+	// ToolEditor, when not nil, mounts tooleditor after toolfs with this raw
+	// config (empty: defaults).
+	ToolEditor map[string]any
 	// W is the workspace to use instead of a fresh one.
 	W string
 	// FSSandbox, when non-nil, mounts fssandbox with this raw config right
@@ -84,6 +90,9 @@ func New(tb testing.TB, opts Options) *Stack {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
 	s.ToolFS = mount(toolfs.Plugin, opts.ToolFS)
+	if opts.ToolEditor != nil {
+		s.Editor = mount(tooleditor.Plugin, opts.ToolEditor)
+	}
 	if err := h.Audit(); err != nil {
 		tb.Fatal(err)
 	}
