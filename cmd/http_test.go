@@ -17,18 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/internal/stacktest"
 )
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
 
 var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
 
@@ -76,7 +67,7 @@ func TestServeHTTP(t *testing.T) {
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url,
-		HTTPClient: &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: "s3cret", Next: http.DefaultTransport}}}, nil)
 	require.NoError(t, err)
 	res := callTool(t, cs, "read", map[string]any{"file_path": "a.txt"})
 	require.False(t, res.IsError, text(t, res))

@@ -3,8 +3,6 @@ package mcpserver_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,20 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/internal/stacktest"
 	"github.com/dsh-go/dsh/mcpserver"
 )
-
-// bearer adds a token to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
 
 func httpStack(t *testing.T) (*stack, *httptest.Server) {
 	t.Helper()
@@ -41,7 +28,7 @@ func httpConnect(t *testing.T, ts *httptest.Server, token string) *mcp.ClientSes
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: token, Next: http.DefaultTransport}}}, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close() })
 	return cs
@@ -51,15 +38,7 @@ func httpConnect(t *testing.T, ts *httptest.Server, token string) *mcp.ClientSes
 // own read-before-edit state (issue 12).
 func TestHTTPSessionsAreIsolated(t *testing.T) {
 	s, ts := httpStack(t)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
-	a, b := httpConnect(t, ts, "secret"), httpConnect(t, ts, "secret")
-	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
-	require.False(t, isErr)
-	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
-	assert.True(t, isErr)
-	assert.Equal(t, `Error: edit requires reading "`+s.W+`/a.txt" first — read the file, then retry`, text)
-	text, isErr = call(t, a, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
-	assert.False(t, isErr, text)
+	assertIsolated(t, s, httpConnect(t, ts, "secret"), httpConnect(t, ts, "secret"))
 }
 
 // TestHTTPRefusesWithoutTokenOrFromAForeignOriginOrHost: 401 without the
