@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,9 @@ type Options struct {
 	NeedRoots func() bool
 	// UseRoots receives the client's roots, in the client's order.
 	UseRoots func(ctx context.Context, roots []*mcp.Root)
+	// ApprovalTimeout bounds the wait for the user's answer to an approval
+	// question; 0 means DefaultApprovalTimeout (approval.go).
+	ApprovalTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -50,8 +54,8 @@ type Server struct {
 	held     int               // open Hold calls: changes wait for the last release
 	stale    bool              // a change came in while held
 
-	approvalKey []byte      // binds approval answers to their question (approval.go)
-	scope       *host.Scope // emits session/closed
+	approvals *approvals  // approval questions: key, bound, shutdown (approval.go)
+	scope     *host.Scope // emits session/closed
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -62,7 +66,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvals: newApprovals(opts.ApprovalTimeout), scope: s}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -80,7 +84,12 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 
 // Run serves one transport (stdio for dshhost serve) until the client
 // disconnects or ctx is done.
-func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.Run(ctx, t) }
+// Pending approval questions fail once ctx is done, so that they never
+// hold the shutdown.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	defer context.AfterFunc(ctx, s.approvals.shutdown)()
+	return s.srv.Run(ctx, t)
+}
 
 // sync mirrors the registry's tool set into the SDK server; the SDK sends
 // tools/list_changed to connected clients.
