@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -315,4 +317,31 @@ func TestALoadAfterAKeyIsRemovedForgetsIt(t *testing.T) {
 	d, err = load(t, config.Options{Workspace: ws, File: file})
 	require.NoError(t, err)
 	assert.Equal(t, 2000, d.Entries[0].Config.(toolConfig).ReadLimit, "back to the default")
+}
+
+// A deployment path that is not a regular file (a FIFO swapped in under a
+// watching serve, a directory) fails the load at once, never blocking on
+// the read.
+func TestANonRegularFileIsRefusedAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "d.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := load(t, config.Options{Workspace: t.TempDir(), File: fifo})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.EqualError(t, err, "invalid deployment config:\n  "+fifo+": not a regular file (a named pipe)")
+	case <-time.After(5 * time.Second):
+		// Unblock the reader so the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("loading a FIFO blocked")
+	}
+	dir := filepath.Join(t.TempDir(), "dir.yaml")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	_, err := load(t, config.Options{Workspace: t.TempDir(), File: dir})
+	assert.ErrorContains(t, err, ": not a regular file (a directory)")
 }
