@@ -473,3 +473,17 @@ func TestAFIFOInPlaceOfTheFileIsARefusedReload(t *testing.T) {
 	}
 	assert.Equal(t, 50, l.readLimit())
 }
+
+// `watch` is read at start only: a reload that drops it is applied, says
+// so in the log, and the watch goes on.
+func TestWatchFalseInAReloadKeepsWatching(t *testing.T) {
+	l := startLive(t, "watch: true\n"+deploymentYAML(100, false))
+	l.write("watch: false\n" + deploymentYAML(60, false))
+	rep := l.next()
+	require.NoError(t, rep.Err)
+	assert.Equal(t, 60, l.readLimit())
+	assert.Contains(t, l.logs.String(), "it is read at start only, so the watch goes on until serve restarts")
+	l.write("watch: false\n" + deploymentYAML(70, false))
+	require.NoError(t, l.next().Err)
+	assert.Equal(t, 70, l.readLimit())
+}

@@ -224,6 +224,9 @@ func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt 
 			ws.mu.Unlock()
 		}
 		ws.change.Unlock()
+		if rep.Err == nil && !c.watch && !rt.dep.Watch {
+			log.Info("the file no longer sets watch: true; it is read at start only, so the watch goes on until serve restarts", "file", source)
+		}
 		if after != nil {
 			after(rep)
 		}
