@@ -67,6 +67,12 @@ func newApprovals(timeout time.Duration) *approvals {
 // errShuttingDown.
 func (a *approvals) shutdown() { a.cancel(errShuttingDown) }
 
+// EndApprovals fails every pending approval question, and every later one,
+// with "the server is shutting down", so that shutting down never waits for
+// the user. Run calls it when its context ends; a front end serving by
+// other means (HTTPHandler) calls it before draining its requests.
+func (s *Server) EndApprovals() { s.approvals.shutdown() }
+
 // approval is the approval channel of one tools/call (sandbox.md §4.3).
 //
 // A client on a protocol older than the multi round-trip one (2026-07-28)

@@ -159,3 +159,26 @@ func TestAnUnloadWaitsForThePendingApproval(t *testing.T) {
 	require.NoError(t, <-disposed)
 	assert.Equal(t, 1, n, "the user is asked once")
 }
+
+// TestEndApprovalsFailsThePendingQuestion: a front end serving without Run
+// (HTTP) ends pending questions with EndApprovals before draining.
+func TestEndApprovalsFailsThePendingQuestion(t *testing.T) {
+	_, srv := waitingServer(t, 0)
+	asked := make(chan struct{})
+	cs := connectHandler(t, srv, func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		close(asked)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}
+	})
+	go func() {
+		<-asked
+		srv.EndApprovals()
+	}()
+	text, isErr := widenCall(t, cs)
+	assert.True(t, isErr)
+	assert.Equal(t, "Error: cannot switch the sandbox to workspace-write mode: asking the user failed (the server is shutting down); the mode stays read-only", text)
+}
