@@ -33,8 +33,10 @@ var errInputRequired = errors.New("the user's answer is needed")
 // approval question when Options.ApprovalTimeout is zero: past it the
 // question fails with "no answer from the user within <timeout>" (the
 // <cause> of sandbox.md §4.2 rule 6.3), so a forgotten question never holds
-// a call, a reload or a shutdown for longer.
-const DefaultApprovalTimeout = 5 * time.Minute
+// a call, a reload or a shutdown for longer. It is shorter than
+// DefaultCallTimeout, so that by default the refusal, not the call's
+// timeout, tells the model what happened.
+const DefaultApprovalTimeout = 4 * time.Minute
 
 // errShuttingDown is the cause of the questions pending when the server's
 // Run ends (SIGTERM, EOF): they fail at once instead of holding the
