@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/knadh/koanf/parsers/json"
 	"github.com/knadh/koanf/parsers/toml/v2"
@@ -46,6 +47,11 @@ func (l *loader) read() (map[string]any, error) {
 	data, err := readRegular(l.opts.File)
 	if err != nil {
 		return nil, err
+	}
+	if !utf8.Valid(data) {
+		// YAML, JSON and TOML are UTF-8; their parsers would turn each bad
+		// byte into U+FFFD, silently naming another path.
+		return nil, errors.New("not valid UTF-8")
 	}
 	if err := k.Load(rawbytes.Provider(data), parser); err != nil {
 		return nil, err

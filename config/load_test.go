@@ -345,3 +345,20 @@ func TestANonRegularFileIsRefusedAtOnce(t *testing.T) {
 	_, err := load(t, config.Options{Workspace: t.TempDir(), File: dir})
 	assert.ErrorContains(t, err, ": not a regular file (a directory)")
 }
+
+// Invalid UTF-8 is never turned into U+FFFD: a --set value keeps its bytes
+// (a path may hold them), and a file that is not UTF-8 is refused.
+func TestInvalidUTF8IsKeptOrRefusedNeverReplaced(t *testing.T) {
+	ws := t.TempDir()
+	odd := filepath.Join(ws, "a\xffb")
+	require.NoError(t, os.Mkdir(odd, 0o755))
+	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n"), Set: []string{"fslocal.root=" + odd}})
+	require.NoError(t, err)
+	assert.Equal(t, odd, d.Entries[0].Config.(fsConfig).Root)
+
+	for _, name := range []string{"d.yaml", "d.json"} {
+		file := writeFile(t, name, "{\"plugins\": [{\"name\": \"fslocal\", \"config\": {\"root\": \""+odd+"\"}}]}\n")
+		_, err = load(t, config.Options{Workspace: ws, File: file})
+		assert.EqualError(t, err, "invalid deployment config:\n  "+file+": not valid UTF-8", name)
+	}
+}
