@@ -43,6 +43,7 @@ var plugins = map[string]*host.Plugin{
 	"fspolicy": host.Define("fspolicy", noop),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
+	"toolsearch": host.Define("toolsearch", noop),
 }
 
 func lookup(name string) (*host.Plugin, bool) {
@@ -112,6 +113,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fslocal", "fslocal", false, fsConfig{Cwd: ws, Root: ws, HardLinks: "preserve"}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+		{"toolsearch", "toolsearch", false, struct{}{}},
 	}, summarize(d))
 }
 

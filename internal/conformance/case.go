@@ -4,11 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Placeholder is the workspace placeholder in texts, arguments and link
@@ -21,6 +23,9 @@ type Case struct {
 	Tags       []string             `json:"tags"`
 	Policy     bool                 `json:"policy"`
 	ToolFS     map[string]any       `json:"toolfs"`
+	// ToolSearch is the toolsearch config overrides of a search case
+	// (search.md §8); nil in cases without the key.
+	ToolSearch map[string]any `json:"toolsearch"`
 	Setup      []Op                 `json:"setup"`
 	Calls      []Call               `json:"calls"`
 	Expect     []Expect             `json:"expect"`
@@ -38,6 +43,10 @@ type Op struct {
 	Base64     string  `json:"base64"`
 	Mode       string  `json:"mode"`
 	Target     string  `json:"target"`
+	// MTime, on a file or dir op, is the access and modification time to
+	// set right after creating the path, in seconds since the epoch
+	// (search.md §8).
+	MTime *float64 `json:"mtime"`
 }
 
 // Call is one tool call: the tool name and its raw JSON arguments.
@@ -98,6 +107,9 @@ func (c Case) Build(w string) error {
 		if err := op.apply(w); err != nil {
 			return fmt.Errorf("setup[%d] %s %s: %w", i, op.Op, op.Path, err)
 		}
+		if err := op.touch(w); err != nil {
+			return fmt.Errorf("setup[%d] mtime %s: %w", i, op.Path, err)
+		}
 	}
 	return nil
 }
@@ -149,6 +161,24 @@ func (op Op) apply(w string) error {
 		return syscall.Mkfifo(p, 0o644)
 	}
 	return fmt.Errorf("unknown op %q", op.Op)
+}
+
+// touch sets the op's mtime (and atime) on its path when it has one.
+func (op Op) touch(w string) error {
+	if op.MTime == nil {
+		return nil
+	}
+	name := op.Path
+	if op.PathBase64 != "" {
+		raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
+		if err != nil {
+			return err
+		}
+		name = string(raw)
+	}
+	sec, frac := math.Modf(*op.MTime)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9)))
+	return os.Chtimes(filepath.Join(w, name), t, t)
 }
 
 // CheckFiles checks files_after in w and returns one line per mismatch.

@@ -25,13 +25,26 @@ func TestMain(m *testing.M) {
 func TestConformanceCases(t *testing.T) {
 	cases, err := conformance.Cases()
 	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestSearchConformanceCases runs every case of
+// testdata/search-cases.json the same way, with toolsearch's overrides
+// (search.md §8).
+func TestSearchConformanceCases(t *testing.T) {
+	cases, err := conformance.SearchCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, W: w})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, W: w})
 			session := st.Session("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

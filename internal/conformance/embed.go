@@ -17,3 +17,17 @@ func Cases() ([]Case, error) {
 	}
 	return cases, nil
 }
+
+//go:embed testdata/search-cases.json
+var searchCasesJSON []byte
+
+// SearchCases returns the search tools' conformance cases copied from the
+// shared spec into testdata/search-cases.json (search.md §8): the same
+// format, with the mtime setup field and the toolsearch key.
+func SearchCases() ([]Case, error) {
+	var cases []Case
+	if err := json.Unmarshal(searchCasesJSON, &cases); err != nil {
+		return nil, err
+	}
+	return cases, nil
+}

@@ -1,6 +1,7 @@
 // Package standard registers the default plugin set by importing it: the
 // tool registry (tools), the local provider (fslocal), the read-before-edit
-// policy (fspolicy) and the filesystem tools (toolfs). cmd/dshhost imports it;
+// policy (fspolicy), the filesystem tools (toolfs) and the search tools
+// (toolsearch). cmd/dshhost imports it;
 // a custom binary imports it next to its own plugin packages.
 package standard
 
@@ -10,4 +11,5 @@ import (
 	_ "github.com/dsh-go/dsh/plugins/fspolicy"
 	_ "github.com/dsh-go/dsh/plugins/toolfs"
 	_ "github.com/dsh-go/dsh/plugins/tools"
+	_ "github.com/dsh-go/dsh/plugins/toolsearch"
 )

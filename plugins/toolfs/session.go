@@ -4,54 +4,17 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"strings"
 
+	"github.com/dsh-go/dsh/internal/sessionpath"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// resolve resolves path for the call's session (contract §6.4): without a
-// session cwd the provider's cwd applies; when neither the session cwd nor
-// path has a `..` segment the session cwd is used as spelled (so a
-// symlinked spelling stays in the display path); otherwise the session cwd
-// is canonicalised first, so `..` walks the physical parent like `cd -P`.
+// resolve resolves path for the call's session (contract §6.4; see
+// sessionpath.Options).
 func (ts *toolset) resolve(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, error) {
-	cwd := exec.Cwd()
-	if cwd != "" && (hasDotDot(cwd) || hasDotDot(path)) {
-		cwd = ts.canonical(ctx, cwd)
-	}
-	return ts.fs.Resolve(ctx, path, fsapi.ResolveOptions{Cwd: cwd})
-}
-
-// canonical returns realpath(dir), or dir itself on error (contract §6.4).
-// It is the one place toolfs looks at the disk directly: the session's cwd
-// belongs to the session, not to the fs service, and realpath resolves
-// `link/..` physically, as `cd -P` does, which a lexical Resolve would not.
-func (ts *toolset) canonical(_ context.Context, dir string) string {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return dir
-	}
-	return real
-}
-
-// hasDotDot reports whether s has a `..` segment: `..` bounded by the start
-// or end of the string, `/` or `\` (contract §6.4).
-func hasDotDot(s string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], "..")
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || s[j-1] == '/' || s[j-1] == '\\'
-		after := j+2 == len(s) || s[j+2] == '/' || s[j+2] == '\\'
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
+	return sessionpath.Resolve(ctx, ts.fs, path, exec.Cwd())
 }
 
 // positiveInteger reports whether v is an integer ≥ 1 (contract §6.6.1,
