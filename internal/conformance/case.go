@@ -19,13 +19,11 @@ const Placeholder = "{{W}}"
 
 // Case is one conformance case.
 type Case struct {
-	Name   string         `json:"name"`
-	Tags   []string       `json:"tags"`
-	Policy bool           `json:"policy"`
-	ToolFS map[string]any `json:"toolfs"`
-	// ToolSearch is the toolsearch config overrides of a search case
-	// (search.md §8); nil in cases without the key.
-	ToolSearch map[string]any       `json:"toolsearch"`
+	Name       string               `json:"name"`
+	Tags       []string             `json:"tags"`
+	Policy     bool                 `json:"policy"`
+	ToolFS     map[string]any       `json:"toolfs"`
+	ToolSearch map[string]any       `json:"toolsearch"` // search.md §8; nil without the key
 	Setup      []Op                 `json:"setup"`
 	Calls      []Call               `json:"calls"`
 	Expect     []Expect             `json:"expect"`
