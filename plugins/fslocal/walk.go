@@ -65,13 +65,14 @@ func (p *Provider) Walk(ctx context.Context, root fsapi.Target, opts fsapi.WalkO
 	if err := ctx.Err(); err != nil {
 		return fsapi.ErrAborted("walk", err)
 	}
-	entries, files, err := w.read(f)
+	fd := int(f.Fd())
+	entries, files, err := w.read(f, fd)
 	if err != nil {
 		return searchRootError(root.DisplayPath, err)
 	}
 	err = w.visit(fsapi.WalkEntry{Path: ".", Name: ".", Type: fsapi.TypeDirectory, Target: root, Opened: true, Files: files})
 	if err == nil {
-		err = w.children(f, "", entries)
+		err = w.children(fd, "", entries)
 	}
 	switch {
 	case errors.Is(err, fsapi.SkipAll), errors.Is(err, fsapi.SkipDir):
@@ -118,9 +119,9 @@ func (w *walker) target(rel string) fsapi.Target {
 	return fsapi.Target{Key: joinName(w.key, rel), DisplayPath: joinName(w.display, rel)}
 }
 
-// read lists the open directory f, sorted by name bytes, and reads the
-// DirFiles present in it.
-func (w *walker) read(f *os.File) ([]os.DirEntry, map[string][]byte, error) {
+// read lists the open directory f (descriptor fd), sorted by name bytes,
+// and reads the DirFiles present in it.
+func (w *walker) read(f *os.File, fd int) ([]os.DirEntry, map[string][]byte, error) {
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, nil, err
@@ -132,7 +133,7 @@ func (w *walker) read(f *os.File) ([]os.DirEntry, map[string][]byte, error) {
 		if !found || !entries[i].Type().IsRegular() {
 			continue
 		}
-		if data, ok := readDirFile(int(f.Fd()), name, w.opts.MaxFileBytes); ok {
+		if data, ok := readDirFile(fd, name, w.opts.MaxFileBytes); ok {
 			if files == nil {
 				files = make(map[string][]byte, len(w.opts.DirFiles))
 			}
@@ -149,7 +150,7 @@ func readDirFile(dirfd int, name string, max int64) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	f := os.NewFile(uintptr(fd), name)
+	f := rawFile(fd)
 	defer f.Close()
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > max {
@@ -162,10 +163,9 @@ func readDirFile(dirfd int, name string, max int64) ([]byte, bool) {
 	return data, true
 }
 
-// children visits the sorted entries of the open directory dir, whose path
-// below the root is rel ("" for the root).
-func (w *walker) children(dir *os.File, rel string, entries []os.DirEntry) error {
-	dirfd := int(dir.Fd())
+// children visits the sorted entries of the open directory dirfd, whose
+// path below the root is rel ("" for the root).
+func (w *walker) children(dirfd int, rel string, entries []os.DirEntry) error {
 	for _, de := range entries {
 		name := de.Name()
 		path := name
@@ -218,11 +218,11 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 	if err := w.ctx.Err(); err != nil {
 		return fsapi.ErrAborted("walk", err)
 	}
-	sub, err := openChildDir(dirfd, e.Name)
+	sub, subfd, err := openChildDir(dirfd, e.Name)
 	var entries []os.DirEntry
 	if err == nil {
 		defer sub.Close()
-		entries, e.Files, err = w.read(sub)
+		entries, e.Files, err = w.read(sub, subfd)
 	}
 	if err != nil {
 		if absent(err) {
@@ -242,33 +242,33 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 	if err != nil {
 		return err
 	}
-	return w.children(sub, e.Path, entries)
+	return w.children(subfd, e.Path, entries)
 }
 
 // openChildDir opens the directory name of dirfd without following a
 // symlink, and checks it is the directory an lstat of name saw (same device
 // and inode).
-func openChildDir(dirfd int, name string) (*os.File, error) {
+func openChildDir(dirfd int, name string) (*os.File, int, error) {
 	var listed unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &listed, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		return nil, -1, &fs.PathError{Op: "lstat", Path: name, Err: err}
 	}
 	if listed.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errDirSwapped}
+		return nil, -1, &fs.PathError{Op: "open", Path: name, Err: errDirSwapped}
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 			err = errDirSwapped
 		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, -1, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	var opened unix.Stat_t
 	if err := unix.Fstat(fd, &opened); err != nil || opened.Dev != listed.Dev || opened.Ino != listed.Ino {
 		unix.Close(fd)
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errDirSwapped}
+		return nil, -1, &fs.PathError{Op: "open", Path: name, Err: errDirSwapped}
 	}
-	return os.NewFile(uintptr(fd), name), nil
+	return os.NewFile(uintptr(fd), name), fd, nil
 }
 
 var _ fsapi.Walker = (*Provider)(nil)

@@ -57,13 +57,25 @@ type fileResult struct {
 	scan    scanResult
 }
 
-// job is one candidate in path order; res receives its result.
+// job is one candidate in path order and, once searched, its result.
 type job struct {
 	target fsapi.Target
 	rel    string // path below the root
 	size   int64
-	known  bool // res already holds the result: no worker needed
-	res    chan fileResult
+	known  bool // result is set already: no worker needed
+	result fileResult
+}
+
+// batchSize is how many candidates travel together from the walker to a
+// worker and on to the merge: one channel handoff per batch instead of per
+// file.
+const batchSize = 16
+
+// batch is a run of consecutive candidates; done is closed once a worker
+// has set every result.
+type batch struct {
+	jobs []*job
+	done chan struct{}
 }
 
 // take merges one file's result, in path order, into the run (search.md
@@ -149,9 +161,9 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 		stack.Push(l)
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	window := 64 * workers
-	order := make(chan *job, window)
-	jobs := make(chan *job, window)
+	window := 4 * workers
+	order := make(chan *batch, window)
+	batches := make(chan *batch, window)
 	var stopped atomic.Bool
 	var walkErr error
 	var wg sync.WaitGroup
@@ -160,21 +172,34 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 		go func() {
 			defer wg.Done()
 			sc := scanner{m: run.req.m}
-			for j := range jobs {
-				j.res <- run.searchOne(&sc, j, &stopped)
+			for b := range batches {
+				for _, j := range b.jobs {
+					if !j.known {
+						j.result = run.searchOne(&sc, j, &stopped)
+					}
+				}
+				close(b.done)
 			}
 		}()
 	}
 	go func() {
-		defer close(jobs)
+		defer close(batches)
 		defer close(order)
+		cur := &batch{done: make(chan struct{})}
+		flush := func() {
+			if len(cur.jobs) > 0 {
+				order <- cur
+				batches <- cur
+				cur = &batch{done: make(chan struct{})}
+			}
+		}
 		queue := func(j *job) error {
 			if stopped.Load() {
 				return fsapi.SkipAll
 			}
-			order <- j
-			if !j.known {
-				jobs <- j
+			cur.jobs = append(cur.jobs, j)
+			if len(cur.jobs) == batchSize {
+				flush()
 			}
 			return nil
 		}
@@ -185,13 +210,18 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 				}
 				return run.visit(e, &stack, queue)
 			})
+		flush()
 	}()
-	for j := range order {
+	for b := range order {
 		if stopped.Load() {
 			continue // drain, so the walker can finish
 		}
-		if run.take(<-j.res, func() string { return run.root.entryPath(j.rel) }) {
-			stopped.Store(true)
+		<-b.done
+		for _, j := range b.jobs {
+			if run.take(j.result, func() string { return run.root.entryPath(j.rel) }) {
+				stopped.Store(true)
+				break
+			}
 		}
 	}
 	wg.Wait()
@@ -219,9 +249,7 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(
 			stack.Trim(e.Path)
 		}
 		if e.Err != nil {
-			res := make(chan fileResult, 1)
-			res <- fileResult{outcome: unreadable}
-			return queue(&job{rel: e.Path, known: true, res: res})
+			return queue(&job{rel: e.Path, known: true, result: fileResult{outcome: unreadable}})
 		}
 		if l := levelOf(e.Files); l != nil {
 			dir := e.Path
@@ -251,7 +279,7 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(
 	if inc := run.req.include; inc != nil && !inc.Match(e.Path, e.Name) {
 		return nil
 	}
-	return queue(&job{target: e.Target, rel: e.Path, size: e.Size, res: make(chan fileResult, 1)})
+	return queue(&job{target: e.Target, rel: e.Path, size: e.Size})
 }
 
 // levelOf parses a directory's ignore files, in precedence order; nil when
