@@ -81,8 +81,11 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 		}
 		if cap(buf)-len(buf) < readSize {
 			want := max(2*cap(buf), len(buf)+readSize)
-			if hint := min(opts.sizeHint, opts.limit) - total; hint > 0 && int64(len(buf))+hint+1 > int64(want) {
-				want = len(buf) + int(hint) + 1 // one allocation for a long line of a known file
+			if hint := min(opts.sizeHint, opts.limit) - total; hint > 0 && int64(len(buf))+hint+readSize > int64(want) {
+				// One allocation for a long line of a file whose size is
+				// known: the rest of the file plus room for the read that
+				// sees its end.
+				want = len(buf) + int(hint) + readSize
 			}
 			grown := make([]byte, len(buf), want)
 			copy(grown, buf)
