@@ -56,8 +56,8 @@ func TestConfigValidation(t *testing.T) {
 	h := host.New()
 	defer h.Shutdown(context.Background())
 	for cfg, want := range map[string]string{
-		`{"maxKept": 1.5}`:                  "toolsearch: maxKept must be a positive integer",
-		`{"timeoutMs": "x"}`:                "toolsearch: timeoutMs must be a positive integer",
+		`{"maxKept": 1.5}`:                   "toolsearch: maxKept must be a positive integer",
+		`{"timeoutMs": "x"}`:                 "toolsearch: timeoutMs must be a positive integer",
 		`{"sampleOverCapGlobResults": true}`: "sampleOverCapGlobResults",
 	} {
 		var raw map[string]any
