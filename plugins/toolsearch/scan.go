@@ -66,6 +66,7 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 	st := lineState{m: s.m, opts: &opts, number: 1, first: true}
 	buf := s.buf[:0]
 	var total int64
+	unsearched := 0 // buf[:unsearched] has been searched for LF
 	sniffed := !opts.binary
 	eof := false
 	var res scanResult
@@ -77,6 +78,7 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 		if st.start > 0 && cap(buf)-len(buf) < readSize {
 			n := copy(buf, buf[st.start:])
 			buf = buf[:n]
+			unsearched -= st.start
 			st.start = 0
 		}
 		if cap(buf)-len(buf) < readSize {
@@ -119,7 +121,13 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 				return scanResult{binary: true}
 			}
 		}
-		end := bytes.LastIndexByte(buf[st.start:], '\n') + 1 + st.start
+		// Only the bytes read since the last look can hold a new LF: a
+		// long line is scanned once, not once per read.
+		end := st.start
+		if i := bytes.LastIndexByte(buf[unsearched:], '\n'); i >= 0 {
+			end = unsearched + i + 1
+		}
+		unsearched = len(buf)
 		if eof {
 			end = len(buf)
 		}
