@@ -113,13 +113,9 @@ func (c Case) Build(w string) error {
 }
 
 func (op Op) apply(w string) error {
-	name := op.Path
-	if op.PathBase64 != "" {
-		raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
-		if err != nil {
-			return err
-		}
-		name = string(raw)
+	name, err := op.name()
+	if err != nil {
+		return err
 	}
 	p := filepath.Join(w, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -161,18 +157,24 @@ func (op Op) apply(w string) error {
 	return fmt.Errorf("unknown op %q", op.Op)
 }
 
+// name returns the op's path below the workspace: path, or path_base64
+// decoded.
+func (op Op) name() (string, error) {
+	if op.PathBase64 == "" {
+		return op.Path, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
+	return string(raw), err
+}
+
 // touch sets the op's mtime (and atime) on its path when it has one.
 func (op Op) touch(w string) error {
 	if op.MTime == nil {
 		return nil
 	}
-	name := op.Path
-	if op.PathBase64 != "" {
-		raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
-		if err != nil {
-			return err
-		}
-		name = string(raw)
+	name, err := op.name()
+	if err != nil {
+		return err
 	}
 	sec, frac := math.Modf(*op.MTime)
 	t := time.Unix(int64(sec), int64(math.Round(frac*1e9)))

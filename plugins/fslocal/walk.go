@@ -81,18 +81,17 @@ func (p *Provider) Walk(ctx context.Context, root fsapi.Target, opts fsapi.WalkO
 	return err
 }
 
-// searchRootError words a failure on the walk's root (search.md §2.1).
+// searchRootError words a failure on a searched directory (search.md
+// §2.1): absent is FS_NOT_FOUND, a confinement refusal FS_SANDBOX_DENIED,
+// EACCES/EPERM FS_PERMISSION_DENIED, anything else FS_IO_ERROR, all as
+// `cannot search "<p>": …`; coded errors pass through.
 func searchRootError(display string, err error) error {
-	var fe *fsapi.Error
-	switch {
-	case errors.As(err, &fe):
-		return err
-	case absent(err):
+	if absent(err) {
 		return fsapi.ErrSearchNotFound(display, err)
-	case escapes(err):
-		return fsapi.ErrOutsideWorkspace(display, err)
-	case denied(err):
-		return fsapi.ErrPermission("search", display, err)
+	}
+	var fe *fsapi.Error
+	if c := coded("search", display, err); errors.As(c, &fe) {
+		return c
 	}
 	return fsapi.ErrSearchIO(display, err)
 }
@@ -228,11 +227,7 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 		if absent(err) {
 			return nil
 		}
-		if denied(err) {
-			e.Err = fsapi.ErrPermission("search", e.Target.DisplayPath, err)
-		} else {
-			e.Err = fsapi.ErrSearchIO(e.Target.DisplayPath, err)
-		}
+		e.Err = searchRootError(e.Target.DisplayPath, err)
 	}
 	e.Opened = true
 	err = w.visit(e)

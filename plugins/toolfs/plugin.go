@@ -29,18 +29,7 @@ type toolset struct {
 
 func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	ts := &toolset{s: s, fs: fsapi.Key.Must(s), cfg: cfg}
-	reg := tools.Key.Must(s)
-	for _, t := range ts.tools() {
-		if _, err := reg.Register(s, t); err != nil {
-			return err
-		}
-	}
-	for _, sec := range sections {
-		if _, err := reg.AddSection(s, sec); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tools.Key.Must(s).Install(s, ts.tools(), sections)
 }
 
 // tools returns the four tools in registration order (contract §5.6).
