@@ -62,7 +62,7 @@ func parseRun(t *testing.T, out string) []runLine {
 func TestRunPassesEveryConformanceCase(t *testing.T) {
 	cases, err := conformance.Cases()
 	require.NoError(t, err)
-	runConformance(t, cases)
+	runCases(t, cases)
 }
 
 // TestRunPassesEverySearchCase drives `dshhost run` with every search case
@@ -71,10 +71,20 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 func TestRunPassesEverySearchCase(t *testing.T) {
 	cases, err := conformance.SearchCases()
 	require.NoError(t, err)
-	runConformance(t, cases)
+	runCases(t, cases)
 }
 
-func runConformance(t *testing.T, cases []conformance.Case) {
+// TestRunPassesEverySandboxCase drives `dshhost run` with every case of
+// sandbox-cases.json: each gets a deployment file (--config) listing
+// fssandbox with its overrides right after fslocal (sandbox.md §5).
+func TestRunPassesEverySandboxCase(t *testing.T) {
+	cases, err := conformance.SandboxCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []conformance.Case) {
+	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -88,6 +98,11 @@ func runConformance(t *testing.T, cases []conformance.Case) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
+			if dep, ok := c.Deployment(w); ok {
+				file := filepath.Join(t.TempDir(), "deployment.yaml")
+				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
+				args = append(args, "--config", file)
+			}
 			args = append(args, setFlags("toolfs", c.ToolFS)...)
 			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
 			args = append(args, "-")
@@ -98,7 +113,7 @@ func runConformance(t *testing.T, cases []conformance.Case) {
 			for i, want := range c.Expect {
 				got := lines[i]
 				assert.Equal(t, i, got.I)
-				assert.Equal(t, conformance.Subst(want.Text, w), got.Text, "call %d text", i)
+				assert.NoError(t, want.CheckText(w, got.Text), "call %d text", i)
 				assert.Equal(t, want.IsError, got.IsError, "call %d isError", i)
 				if want.Code == "" {
 					assert.Nil(t, got.Code, "call %d has no code", i)
