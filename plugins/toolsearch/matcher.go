@@ -15,8 +15,12 @@ import (
 type matcher struct {
 	re *regexp.Regexp
 	// need is a byte string every matching line contains, or nil when the
-	// pattern has none usable (case folding, alternations, classes).
+	// pattern has none usable (case folding, alternations, classes): the
+	// longest of the required literals, which a search skips to.
 	need []byte
+	// also are the other required literals, checked on a candidate line
+	// before the regexp runs.
+	also [][]byte
 }
 
 // compilePattern validates and compiles grep's pattern (search.md §6.2
@@ -43,7 +47,9 @@ func compilePattern(pattern string, ignoreCase bool) (*matcher, error) {
 	}
 	m := &matcher{re: re}
 	if !ignoreCase {
-		m.need = requiredLiteral(tree)
+		if lits := requiredLiterals(tree); len(lits) > 0 {
+			m.need, m.also = lits[0], lits[1:]
+		}
 	}
 	return m, nil
 }
@@ -66,11 +72,11 @@ func hasLineFeedLiteral(re *syntax.Regexp) bool {
 	return false
 }
 
-// requiredLiteral returns the longest case-sensitive literal that every
-// match of re must contain: re itself when it is a literal, else the
-// longest literal among the factors of a top-level concatenation (through
-// captures). Nil when there is none.
-func requiredLiteral(re *syntax.Regexp) []byte {
+// requiredLiterals returns case-sensitive literals that every match of re
+// must contain, longest first: re itself when it is a literal, else the
+// literal factors of a top-level concatenation (through captures). None
+// when there is no such literal.
+func requiredLiterals(re *syntax.Regexp) [][]byte {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
@@ -83,25 +89,31 @@ func requiredLiteral(re *syntax.Regexp) []byte {
 		}
 		return []byte(string(r.Rune))
 	}
+	var out [][]byte
 	switch re.Op {
 	case syntax.OpLiteral:
-		return lit(re)
+		if l := lit(re); l != nil {
+			out = append(out, l)
+		}
 	case syntax.OpConcat:
-		var best []byte
 		for _, sub := range re.Sub {
-			if l := lit(sub); len(l) > len(best) {
-				best = l
+			if l := lit(sub); l != nil {
+				out = append(out, l)
 			}
 		}
-		return best
 	}
-	return nil
+	slices.SortStableFunc(out, func(a, b []byte) int { return len(b) - len(a) })
+	return out
 }
 
-// match reports whether line (without its line ending) matches.
-func (m *matcher) match(line []byte) bool {
-	if m.need != nil && !bytes.Contains(line, m.need) {
-		return false
+// candidate reports whether a line (without its line ending) matches,
+// given that it holds need: the other literals are checked first, then the
+// regexp decides.
+func (m *matcher) candidate(line []byte) bool {
+	for _, l := range m.also {
+		if !bytes.Contains(line, l) {
+			return false
+		}
 	}
 	return m.re.Match(line)
 }

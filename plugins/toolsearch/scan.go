@@ -209,7 +209,7 @@ func (st *lineState) line(raw []byte) {
 		line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
 		st.first = false
 	}
-	if st.m.re.Match(line) {
+	if st.m.candidate(line) {
 		st.matches = append(st.matches, lineMatch{number: st.number, line: preview(line, st.opts.previewMax)})
 	}
 	st.number++

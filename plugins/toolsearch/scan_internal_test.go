@@ -125,20 +125,26 @@ func TestRequiredLiteral(t *testing.T) {
 		pattern    string
 		ignoreCase bool
 		want       string
+		also       []string
 	}{
-		{"func NewReplacer", false, "func NewReplacer"},
-		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`},
-		{"(abc)+", false, ""},
-		{"a|b", false, ""},
-		{"(?i)abc", false, ""},
-		{"abc", true, ""},
-		{"\uFFFDx", false, ""},
-		{"x[0-9]yz", false, "yz"},
+		{"func NewReplacer", false, "func NewReplacer", nil},
+		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`, []string{" overflow"}},
+		{"(abc)+", false, "", nil},
+		{"a|b", false, "", nil},
+		{"(?i)abc", false, "", nil},
+		{"abc", true, "", nil},
+		{"\uFFFDx", false, "", nil},
+		{"x[0-9]yz", false, "yz", []string{"x"}},
 	}
 	for _, tc := range tests {
 		m, err := compilePattern(tc.pattern, tc.ignoreCase)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, string(m.need), tc.pattern)
+		var also []string
+		for _, l := range m.also {
+			also = append(also, string(l))
+		}
+		assert.Equal(t, tc.also, also, tc.pattern)
 	}
 }
 
