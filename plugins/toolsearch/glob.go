@@ -96,6 +96,8 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 	if !ok {
 		return globValue{}, errUnavailable("glob")
 	}
+	budget, cancel := se.budget(ctx) // measured from the start of the body (§4.8)
+	defer cancel()
 	r, err := se.resolveRoot(ctx, path, exec)
 	if err != nil {
 		return globValue{}, err
@@ -113,8 +115,6 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 	v := globValue{Root: fsapi.Display(r.show(display)), maxKept: se.cfg.MaxKept}
 	var kept oldestFirst
 	if !inVCS(r.show(display)) {
-		budget, cancel := se.budget(ctx)
-		defer cancel()
 		seq := 0
 		err := walker.Walk(budget, r.target, fsapi.WalkOptions{FileInfo: true}, func(e fsapi.WalkEntry) error {
 			if e.Path == "." {

@@ -123,6 +123,8 @@ func (se *searcher) runGrep(ctx context.Context, req grepRequest, exec *tools.Ex
 	if !canWalk || !canOpen {
 		return grepValue{}, errUnavailable("grep")
 	}
+	budget, cancel := se.budget(ctx) // measured from the start of the body (§4.8)
+	defer cancel()
 	r, err := se.resolveRoot(ctx, req.path, exec)
 	if err != nil {
 		return grepValue{}, err
@@ -135,8 +137,6 @@ func (se *searcher) runGrep(ctx context.Context, req grepRequest, exec *tools.Ex
 	if info == nil {
 		return grepValue{}, fsapi.ErrSearchNotFound(display, nil)
 	}
-	budget, cancel := se.budget(ctx)
-	defer cancel()
 	run := &grepRun{se: se, req: req, root: r, opener: opener, budget: budget, ctx: ctx, stop: stopNone}
 	switch info.Type {
 	case fsapi.TypeFile:
