@@ -75,12 +75,3 @@ var (
 	SkipDir = fs.SkipDir
 	SkipAll = fs.SkipAll
 )
-
-// Walk walks root with fsys's Walker; it reports false when fsys has none.
-func Walk(ctx context.Context, fsys FileSystem, root Target, opts WalkOptions, fn func(WalkEntry) error) (bool, error) {
-	w, ok := fsys.(Walker)
-	if !ok {
-		return false, nil
-	}
-	return true, w.Walk(ctx, root, opts, fn)
-}
