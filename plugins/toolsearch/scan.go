@@ -39,9 +39,6 @@ type scanResult struct {
 	err        error // a read failed; matches found before it are kept
 }
 
-// errBinary ends a scan of a binary file.
-var errBinary = errors.New("binary file")
-
 // scanner searches one file's lines with a reusable buffer (search.md §6.5).
 type scanner struct {
 	m   *matcher
