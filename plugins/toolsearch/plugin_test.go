@@ -316,3 +316,32 @@ func TestGrepDoesNotObserve(t *testing.T) {
 	res = s.Call(t.Context(), s.Session("s"), "edit", `{"file_path":"a.txt","old_string":"hello","new_string":"bye"}`)
 	assert.Equal(t, "FS_NOT_OBSERVED", res.Code(), "a grep hit is not a read")
 }
+
+// lockedDirs reports every directory named "locked" as unreadable on its
+// opened visit, as the provider does for a directory it cannot read, and
+// keeps its children from being visited.
+type lockedDirs struct{ *fslocal.Provider }
+
+func (l lockedDirs) Walk(ctx context.Context, root fsapi.Target, opts fsapi.WalkOptions, fn func(fsapi.WalkEntry) error) error {
+	return l.Provider.Walk(ctx, root, opts, func(e fsapi.WalkEntry) error {
+		if e.Opened && e.Name == "locked" {
+			e.Err, e.Files = fsapi.ErrPermission("search", e.Target.DisplayPath, os.ErrPermission), nil
+			if err := fn(e); err != nil {
+				return err
+			}
+			return fsapi.SkipDir
+		}
+		return fn(e)
+	})
+}
+
+func TestUnreadableDirectoriesAreCounted(t *testing.T) {
+	reg, w := mountWith(t, func(p *fslocal.Provider) fsapi.FileSystem { return lockedDirs{p} }, nil)
+	writeFiles(t, w, map[string]string{"a.txt": "x\n", "locked/b.txt": "x\n", "sub/locked/c.txt": "x\n"})
+	res := call(t.Context(), reg, w, "grep", `{"pattern":"x"}`)
+	assert.Equal(t, "Found 1 match\n\na.txt\nLine 1: x\n\n(Skipped 2 unreadable entries.)", res.Text())
+	res = call(t.Context(), reg, w, "glob", `{"pattern":"*.txt"}`)
+	assert.Equal(t, "a.txt\n\n(Skipped 2 unreadable entries.)", res.Text())
+	res = call(t.Context(), reg, w, "glob", `{"pattern":"*.txt","path":"sub"}`)
+	assert.Equal(t, "No files found\n\n(Skipped 1 unreadable entry.)", res.Text())
+}
