@@ -33,6 +33,7 @@ type grepRun struct {
 	ctx    context.Context // the caller's
 	budget context.Context // the caller's, bounded by timeoutMs
 
+	merged                                  atomic.Int64 // len(matches), for the workers' caps
 	matches                                 []keptMatch
 	paths                                   []string // display paths shown relative to B
 	filesSearched, skippedLarge, unreadable int
@@ -111,6 +112,7 @@ func (run *grepRun) take(r fileResult, path func() string) bool {
 		}
 		run.matches = append(run.matches, keptMatch{file: file, number: m.number, line: m.line})
 	}
+	run.merged.Store(int64(len(run.matches)))
 	if r.scan.err != nil {
 		run.unreadable++
 	} else {
@@ -123,10 +125,14 @@ func (run *grepRun) take(r fileResult, path func() string) bool {
 	return false
 }
 
-// scanOptions returns the options of one file's scan.
+// scanOptions returns the options of one file's scan. A file never needs
+// more matches than the hard cap leaves after those merged so far, plus the
+// one that stops the search; merged only grows, so the bound stays safe and
+// keeps the files waiting to be merged small.
 func (run *grepRun) scanOptions(binary bool, size int64) scanOptions {
 	cfg := run.se.cfg
-	return scanOptions{binary: binary, limit: cfg.FileMaxBytes, sizeHint: size, maxMatches: cfg.MaxKept + 1, previewMax: cfg.GrepMaxLineBytes}
+	need := max(1, int64(cfg.MaxKept)+1-run.merged.Load())
+	return scanOptions{binary: binary, limit: cfg.FileMaxBytes, sizeHint: size, maxMatches: int(need), previewMax: cfg.GrepMaxLineBytes}
 }
 
 // searchFileRoot searches the file named by path (search.md §6.3 step 4):
