@@ -345,3 +345,30 @@ func TestUnreadableDirectoriesAreCounted(t *testing.T) {
 	res = call(t.Context(), reg, w, "glob", `{"pattern":"*.txt","path":"sub"}`)
 	assert.Equal(t, "No files found\n\n(Skipped 1 unreadable entry.)", res.Text())
 }
+
+// TestIgnoreFilesAboveANamedRoot: the ignore files of every directory from
+// the workspace down to the root's parent apply below the root, relative
+// to their own directories (search.md §6.4.1).
+func TestIgnoreFilesAboveANamedRoot(t *testing.T) {
+	s := stacktest.New(t, stacktest.Options{})
+	writeFiles(t, s.W, map[string]string{
+		".gitignore":       "out/*\n/a/b/gen/\n",
+		"a/.ignore":        "*.tmp\n",
+		"a/b/gen/x.txt":    "hit\n",
+		"a/b/keep.txt":     "hit\n",
+		"a/b/c.tmp":        "hit\n",
+		"a/b/out/y.txt":    "hit\n",
+		"out/z.txt":        "hit\n",
+		"out/d/w.txt":      "hit\n",
+		"other/.gitignore": "*.txt\n", // not an ancestor of a/b: no effect there
+		"other/o.txt":      "hit\n",
+	})
+	grep := func(path string) string {
+		return s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"hit","path":"`+path+`"}`).Text()
+	}
+	assert.Equal(t, "Found 2 matches\n\na/b/keep.txt\nLine 1: hit\n\na/b/out/y.txt\nLine 1: hit", grep("a/b"),
+		"/a/b/gen/ from the top and *.tmp from a apply; the top's out/* is anchored there, so a/b/out/y.txt stays")
+	assert.Equal(t, "No matches found", grep("out"), "out/* matches out/z.txt and the directory out/d")
+	assert.Equal(t, "Found 1 match\n\nother/o.txt\nLine 1: hit", grep("other/o.txt"), "a file root is always searched")
+	assert.Equal(t, "No matches found", grep("other"))
+}
