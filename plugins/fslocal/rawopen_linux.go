@@ -10,6 +10,10 @@ import (
 // path.
 var errNoRawOpen = errors.New("openat2 unavailable")
 
+// rawOpenDisabled makes openRaw report errNoRawOpen, as on a kernel
+// without openat2; tests set it to cover the fallback.
+var rawOpenDisabled bool
+
 // rawOpenFlags open a file for reading without blocking on a FIFO and
 // without making a terminal the controlling one.
 const rawOpenFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
@@ -20,6 +24,9 @@ const rawOpenFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CL
 // root fails EXDEV. Without confinement it is a plain open of the absolute
 // key.
 func (t *tree) openRaw(abs string) (int, error) {
+	if rawOpenDisabled {
+		return -1, errNoRawOpen
+	}
 	if t.root == nil {
 		return unix.Open(abs, rawOpenFlags, 0)
 	}

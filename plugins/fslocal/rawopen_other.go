@@ -11,3 +11,7 @@ var errNoRawOpen = errors.New("openat2 unavailable")
 // openRaw is Linux-only (openat2); elsewhere every open takes the os.Root
 // path.
 func (t *tree) openRaw(string) (int, error) { return -1, errNoRawOpen }
+
+// rawOpenDisabled has no effect here: every open already takes the os.Root
+// path.
+var rawOpenDisabled bool

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -291,4 +292,31 @@ func TestOpenErrors(t *testing.T) {
 	_, err = j.p.Open(context.Background(), tg)
 	assert.EqualError(t, err, outsideMsg(j.path("f.txt")))
 	assertCode(t, fsapi.CodeSandboxDenied, err)
+}
+
+// TestWalkRefusesADirectorySwappedForASymlink swaps a directory for a link
+// to outside the root between its first visit and its reading: the opened
+// visit reports FS_IO_ERROR and nothing outside is visited.
+func TestWalkRefusesADirectorySwappedForASymlink(t *testing.T) {
+	j := newJail(t)
+	j.file("d/inside.txt", "x", 0o644)
+	require.NoError(t, os.WriteFile(j.outside("secret.txt"), []byte("s"), 0o644))
+	var paths []string
+	var dirErr error
+	err := j.p.Walk(context.Background(), j.target("."), fsapi.WalkOptions{}, func(e fsapi.WalkEntry) error {
+		paths = append(paths, e.Path)
+		switch {
+		case e.Path == "d" && !e.Opened:
+			require.NoError(t, os.Rename(j.path("d"), j.path("moved")))
+			require.NoError(t, os.Symlink(j.out, j.path("d")))
+		case e.Path == "d" && e.Opened:
+			dirErr = e.Err
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{".", "d", "d"}, paths, "nothing below the swapped directory")
+	require.Error(t, dirErr)
+	assert.True(t, strings.HasPrefix(dirErr.Error(), `cannot search "`+j.path("d")+`": `), dirErr.Error())
+	assertCode(t, fsapi.CodeIOError, dirErr)
 }
