@@ -24,6 +24,9 @@ type Case struct {
 	Policy     bool           `json:"policy"`
 	ToolFS     map[string]any `json:"toolfs"`
 	ToolSearch map[string]any `json:"toolsearch"` // search.md §8; nil without the key
+	// ToolEditor, when present ({} for defaults), mounts tooleditor with
+	// these config overrides after toolfs (editor.md §16).
+	ToolEditor map[string]any `json:"tooleditor"`
 	// FSSandbox, when present ({} for no overrides), mounts fssandbox with
 	// these config overrides right after fslocal (sandbox.md §5).
 	FSSandbox  map[string]any       `json:"fssandbox"`

@@ -1,3 +1,6 @@
+// Package jsnum prints numbers as JavaScript's Number.prototype.toString
+// does, the number form of contract §6.7.1 that argument echoes in tool
+// messages use.
 package jsnum
 
 import (

@@ -1,3 +1,6 @@
+// Package quote renders names and paths for model-visible listings: the
+// quoting of contract §6.6.5, shared by the list tool, the editor's directory
+// view (editor.md §8.4) and the search tools (search.md).
 package quote
 
 import (

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -52,21 +53,17 @@ func TestConfigValidation(t *testing.T) {
 	c.GlobMaxResults, c.TimeoutMs = 0, 0
 	assert.ErrorContains(t, c.Validate(), "globMaxResults", "the first failing key in the table's order")
 
-	// Through the host: fractions and unknown keys fail at load.
-	h := host.New()
-	defer h.Shutdown(context.Background())
+	// Through the one decoder: fractions, wrong types and unknown keys fail
+	// at load.
 	for cfg, want := range map[string]string{
 		`{"maxKept": 1.5}`:                   "toolsearch: maxKept must be a positive integer",
 		`{"timeoutMs": "x"}`:                 "toolsearch: timeoutMs must be a positive integer",
+		`{"timeoutMs": 2147483648}`:          "toolsearch: timeoutMs must be no greater than 2147483647",
 		`{"sampleOverCapGlobResults": true}`: "sampleOverCapGlobResults",
 	} {
 		var raw map[string]any
 		require.NoError(t, json.Unmarshal([]byte(cfg), &raw))
-		inst, err := h.Plugin(context.Background(), toolsearch.Plugin, raw)
-		if err == nil {
-			require.Equal(t, host.StateFailed, inst.State(), cfg)
-			err = inst.Err()
-		}
+		_, err := config.Decode(toolsearch.Plugin, raw)
 		assert.ErrorContains(t, err, want, cfg)
 	}
 }
@@ -83,7 +80,7 @@ func TestToolsearchFollowsItsServices(t *testing.T) {
 	require.NoError(t, err)
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	fs1, err := h.Plugin(ctx, fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	fs1, err := h.Plugin(ctx, fslocal.Plugin, fslocal.Config{Cwd: w, Root: w})
 	require.NoError(t, err)
 	require.Equal(t, host.StateActive, ts.State())
 	reg, _ := tools.Key.Get(h.Root())
@@ -105,7 +102,7 @@ func TestToolsearchFollowsItsServices(t *testing.T) {
 	assert.Equal(t, host.StatePending, ts.State())
 	assert.Empty(t, reg.Tools())
 	assert.Empty(t, reg.Sections())
-	_, err = h.Plugin(ctx, fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	_, err = h.Plugin(ctx, fslocal.Plugin, fslocal.Config{Cwd: w, Root: w})
 	require.NoError(t, err)
 	assert.Equal(t, host.StateActive, ts.State())
 	require.NoError(t, ts.Dispose(ctx))
@@ -153,10 +150,12 @@ func mountWith(t *testing.T, wrap func(*fslocal.Provider) fsapi.FileSystem, cfg 
 	}, host.Provides(fsapi.Key))
 	h := host.New()
 	t.Cleanup(func() { h.Shutdown(context.Background()) })
+	decoded, err := config.Decode(toolsearch.Plugin, cfg)
+	require.NoError(t, err)
 	for _, m := range []struct {
 		p   *host.Plugin
 		cfg any
-	}{{tools.Plugin, nil}, {provider, nil}, {toolsearch.Plugin, cfg}} {
+	}{{tools.Plugin, nil}, {provider, nil}, {toolsearch.Plugin, decoded}} {
 		_, err := h.Plugin(t.Context(), m.p, m.cfg)
 		require.NoError(t, err)
 	}

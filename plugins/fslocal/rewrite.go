@@ -1,0 +1,72 @@
+package fslocal
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// rewrite runs one guarded rewrite of the text file t under t's per-target
+// lock, the frame EditText and InsertText share (contract §3.8 steps 1–5
+// and 9–11, editor.md §2.1 steps 1, 6 and 7): FS_ABORTED `edit aborted`;
+// FS_STALE_VERSION `cannot edit "<p>": file changed since it was read` when
+// t is absent, guarded or not, or when guard's version differs;
+// FS_NOT_REGULAR_FILE; the read with FS_PERMISSION_DENIED; FS_NOT_TEXT for a
+// NUL anywhere, then for invalid UTF-8. change gets the whole file text (BOM
+// included) and returns the new text and the LF view of the old one, or an
+// error that ends the call with nothing written. The new text is committed
+// as WriteText commits, the version re-probed, and the outcome holds the LF
+// views before and after.
+func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.EditGuard, change func(text string) (data, view string, err error)) (fsapi.EditOutcome, error) {
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	release, err := p.locks.acquire(ctx, t.Key)
+	if err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	defer release()
+
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err != nil && absent(err):
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	case err != nil:
+		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
+	case !fi.Mode().IsRegular():
+		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+	case guard != nil && versionOf(fi) != guard.Version:
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	}
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	text, err := p.readPrior(ctx, t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	if strings.IndexByte(text, 0) >= 0 {
+		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
+	}
+	if !utf8.ValidString(text) {
+		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
+	}
+
+	data, view, err := change(text)
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+
+	if err := p.commit(ctx, t, "edit", data, fi); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	version, err := p.reprobe(t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	after, _ := eol.StripBOM(data)
+	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
+}
