@@ -27,7 +27,18 @@ type searcher struct {
 
 func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	se := &searcher{fs: fsapi.Key.Must(s), cfg: cfg}
-	return tools.Key.Must(s).Install(s, se.tools(), sections)
+	reg := tools.Key.Must(s)
+	for _, t := range se.tools() {
+		if _, err := reg.Register(s, t); err != nil {
+			return err
+		}
+	}
+	for _, sec := range sections {
+		if _, err := reg.AddSection(s, sec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tools returns glob and grep, in registration order. Both are read-only
