@@ -21,6 +21,12 @@ type matcher struct {
 	// also are the other required literals, checked on a candidate line
 	// before the regexp runs.
 	also [][]byte
+	// foldNeed, set only when need is nil, is an ASCII string (lowercase,
+	// without k or s) that every matching line contains once its ASCII
+	// letters are lowered: a piece of a case-folded literal whose letters
+	// fold only to their ASCII other case (k and s also fold to U+212A and
+	// U+017F, so they are left out).
+	foldNeed []byte
 }
 
 // compilePattern validates and compiles grep's pattern (search.md §6.2
@@ -46,10 +52,16 @@ func compilePattern(pattern string, ignoreCase bool) (*matcher, error) {
 		return nil, errInvalidRegexp(strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	m := &matcher{re: re}
-	if !ignoreCase {
-		if lits := requiredLiterals(tree); len(lits) > 0 {
-			m.need, m.also = lits[0], lits[1:]
+	if ignoreCase {
+		if tree, err = syntax.Parse(expr, syntax.Perl); err != nil {
+			return nil, errInvalidRegexp(err.Error()) // unreachable: it compiled
 		}
+	}
+	exact, folded := requiredLiterals(tree)
+	if len(exact) > 0 {
+		m.need, m.also = exact[0], exact[1:]
+	} else if frag := foldFragment(folded); len(frag) >= 2 {
+		m.foldNeed = frag
 	}
 	return m, nil
 }
@@ -72,38 +84,78 @@ func hasLineFeedLiteral(re *syntax.Regexp) bool {
 	return false
 }
 
-// requiredLiterals returns case-sensitive literals that every match of re
-// must contain, longest first: re itself when it is a literal, else the
-// literal factors of a top-level concatenation (through captures). None
-// when there is no such literal.
-func requiredLiterals(re *syntax.Regexp) [][]byte {
+// requiredLiterals returns the literals that every match of re must
+// contain: re itself when it is a literal, else the literal factors of a
+// top-level concatenation (through captures). The case-sensitive ones come
+// as bytes, longest first; the case-folded ones as runes.
+func requiredLiterals(re *syntax.Regexp) (exact [][]byte, folded [][]rune) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
-	lit := func(r *syntax.Regexp) []byte {
+	factors := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		factors = re.Sub
+	}
+	for _, r := range factors {
 		for r.Op == syntax.OpCapture {
 			r = r.Sub[0]
 		}
-		if r.Op != syntax.OpLiteral || r.Flags&syntax.FoldCase != 0 || slices.Contains(r.Rune, utf8.RuneError) {
-			return nil // U+FFFD also matches each invalid byte
+		switch {
+		case r.Op != syntax.OpLiteral || slices.Contains(r.Rune, utf8.RuneError):
+			// Not a literal; or U+FFFD, which also matches each invalid byte.
+		case r.Flags&syntax.FoldCase != 0:
+			folded = append(folded, r.Rune)
+		default:
+			exact = append(exact, []byte(string(r.Rune)))
 		}
-		return []byte(string(r.Rune))
 	}
-	var out [][]byte
-	switch re.Op {
-	case syntax.OpLiteral:
-		if l := lit(re); l != nil {
-			out = append(out, l)
-		}
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			if l := lit(sub); l != nil {
-				out = append(out, l)
+	slices.SortStableFunc(exact, func(a, b []byte) int { return len(b) - len(a) })
+	return exact, folded
+}
+
+// foldFragment returns the longest run, lowered, of ASCII runes other than
+// k and s (in either case) in the case-folded literals: after lowering a
+// line's ASCII letters, every match of such a literal contains it.
+func foldFragment(folded [][]rune) []byte {
+	var best []byte
+	for _, lit := range folded {
+		var cur []byte
+		for i := 0; i <= len(lit); i++ {
+			if i < len(lit) {
+				r := lowerASCII(lit[i])
+				if r < utf8.RuneSelf && r != 'k' && r != 's' {
+					cur = append(cur, byte(r))
+					continue
+				}
 			}
+			if len(cur) > len(best) {
+				best = cur
+			}
+			cur = nil
 		}
 	}
-	slices.SortStableFunc(out, func(a, b []byte) int { return len(b) - len(a) })
-	return out
+	return best
+}
+
+// lowerASCII lowers an ASCII capital letter and leaves every other rune.
+func lowerASCII(r rune) rune {
+	if 'A' <= r && r <= 'Z' {
+		return r + ('a' - 'A')
+	}
+	return r
+}
+
+// lowerInto writes src with its ASCII capital letters lowered into dst
+// (grown as needed) and returns it; byte offsets are unchanged.
+func lowerInto(dst, src []byte) []byte {
+	dst = slices.Grow(dst[:0], len(src))[:len(src)]
+	for i, c := range src {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst[i] = c
+	}
+	return dst
 }
 
 // candidate reports whether a line (without its line ending) matches,

@@ -41,8 +41,9 @@ type scanResult struct {
 
 // scanner searches one file's lines with a reusable buffer (search.md §6.5).
 type scanner struct {
-	m   *matcher
-	buf []byte
+	m     *matcher
+	buf   []byte
+	lower []byte // lineState's scratch, kept between files
 }
 
 // keepBuffer is the largest buffer a scanner keeps between files; a longer
@@ -60,7 +61,12 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 			s.buf = nil
 		}
 	}()
-	st := lineState{m: s.m, opts: &opts, number: 1, first: true}
+	st := lineState{m: s.m, opts: &opts, number: 1, first: true, lower: s.lower}
+	defer func() {
+		if s.lower = st.lower; cap(s.lower) > keepBuffer {
+			s.lower = nil
+		}
+	}()
 	buf := s.buf[:0]
 	var total int64
 	unsearched := 0 // buf[:unsearched] has been searched for LF
@@ -144,17 +150,28 @@ type lineState struct {
 	number  int  // number of the line that starts at start
 	first   bool // the next line is the file's first (its BOM is removed)
 	matches []lineMatch
+	lower   []byte // scratch: a region with its ASCII letters lowered
 }
 
 func (st *lineState) full() bool { return len(st.matches) >= st.opts.maxMatches }
 
 // lines handles data, whole lines ending in LF, plus at the end of the file
-// a final segment without LF, which is a line only when non-empty.
+// a final segment without LF, which is a line only when non-empty. With a
+// required literal it skips straight to the lines holding it.
 func (st *lineState) lines(data []byte, eof bool) {
-	if need := st.m.need; need != nil {
+	var find func(from int) int
+	switch m := st.m; {
+	case m.need != nil:
+		find = func(from int) int { return bytes.Index(data[from:], m.need) }
+	case m.foldNeed != nil:
+		st.lower = lowerInto(st.lower, data)
+		lower := st.lower
+		find = func(from int) int { return bytes.Index(lower[from:], m.foldNeed) }
+	}
+	if find != nil {
 		pos := 0
 		for !st.full() {
-			i := bytes.Index(data[pos:], need)
+			i := find(pos)
 			if i < 0 {
 				break
 			}

@@ -126,15 +126,23 @@ func TestRequiredLiteral(t *testing.T) {
 		ignoreCase bool
 		want       string
 		also       []string
+		fold       string
 	}{
-		{"func NewReplacer", false, "func NewReplacer", nil},
-		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`, []string{" overflow"}},
-		{"(abc)+", false, "", nil},
-		{"a|b", false, "", nil},
-		{"(?i)abc", false, "", nil},
-		{"abc", true, "", nil},
-		{"\uFFFDx", false, "", nil},
-		{"x[0-9]yz", false, "yz", []string{"x"}},
+		{"func NewReplacer", false, "func NewReplacer", nil, ""},
+		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`, []string{" overflow"}, ""},
+		{"(abc)+", false, "", nil, ""},
+		{"a|b", false, "", nil, ""},
+		{"(?i)abc", false, "", nil, "abc"},
+		{"abc", true, "", nil, "abc"},
+		{"NewReplacer", true, "", nil, "newreplacer"},
+		{"task list", true, "", nil, " li"},
+		{"ks", true, "", nil, ""},
+		{"ab", true, "", nil, "ab"},
+		{"a", true, "", nil, ""},
+		{"(?i)x[0-9]Yz", false, "", nil, "yz"},
+		{"Δelta", true, "", nil, "elta"},
+		{"\uFFFDx", false, "", nil, ""},
+		{"x[0-9]yz", false, "yz", []string{"x"}, ""},
 	}
 	for _, tc := range tests {
 		m, err := compilePattern(tc.pattern, tc.ignoreCase)
@@ -145,6 +153,7 @@ func TestRequiredLiteral(t *testing.T) {
 			also = append(also, string(l))
 		}
 		assert.Equal(t, tc.also, also, tc.pattern)
+		assert.Equal(t, tc.fold, string(m.foldNeed), tc.pattern)
 	}
 }
 
