@@ -27,6 +27,10 @@ type matcher struct {
 	// fold only to their ASCII other case (k and s also fold to U+212A and
 	// U+017F, so they are left out).
 	foldNeed []byte
+	// anyOf, set only when need and foldNeed are nil, are literals one of
+	// which every matching line contains: one per branch of a top-level
+	// alternation (`TODO|FIXME`).
+	anyOf [][]byte
 }
 
 // compilePattern validates and compiles grep's pattern (search.md §6.2
@@ -62,6 +66,8 @@ func compilePattern(pattern string, ignoreCase bool) (*matcher, error) {
 		m.need, m.also = exact[0], exact[1:]
 	} else if frag := foldFragment(folded); len(frag) >= 2 {
 		m.foldNeed = frag
+	} else {
+		m.anyOf = branchLiterals(tree)
 	}
 	return m, nil
 }
@@ -111,6 +117,31 @@ func requiredLiterals(re *syntax.Regexp) (exact [][]byte, folded [][]rune) {
 	}
 	slices.SortStableFunc(exact, func(a, b []byte) int { return len(b) - len(a) })
 	return exact, folded
+}
+
+// branchLiterals returns, for an alternation (through captures), one
+// case-sensitive literal per branch that every match of that branch
+// contains, nested alternations flattened; nil when some branch has none.
+func branchLiterals(re *syntax.Regexp) [][]byte {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpAlternate {
+		return nil
+	}
+	var out [][]byte
+	for _, sub := range re.Sub {
+		if exact, _ := requiredLiterals(sub); len(exact) > 0 {
+			out = append(out, exact[0])
+			continue
+		}
+		nested := branchLiterals(sub)
+		if nested == nil {
+			return nil
+		}
+		out = append(out, nested...)
+	}
+	return out
 }
 
 // foldFragment returns the longest run, lowered, of ASCII runes other than

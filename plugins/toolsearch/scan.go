@@ -167,6 +167,8 @@ func (st *lineState) lines(data []byte, eof bool) {
 		st.lower = lowerInto(st.lower, data)
 		lower := st.lower
 		find = func(from int) int { return bytes.Index(lower[from:], m.foldNeed) }
+	case m.anyOf != nil:
+		find = nextOfAny(data, m.anyOf)
 	}
 	if find != nil {
 		pos := 0
@@ -201,6 +203,37 @@ func (st *lineState) lines(data []byte, eof bool) {
 		}
 		st.line(data[:le])
 		data = data[le+1:]
+	}
+}
+
+// nextOfAny returns a finder of the first occurrence, at or after from, of
+// any of lits in data (as an offset from from, or -1). Each literal's next
+// occurrence is remembered, so a region is scanned once per literal however
+// many candidates it holds; from must not decrease between calls.
+func nextOfAny(data []byte, lits [][]byte) func(from int) int {
+	const unknown = -2
+	next := make([]int, len(lits))
+	for k := range next {
+		next[k] = unknown
+	}
+	return func(from int) int {
+		best := -1
+		for k, lit := range lits {
+			if next[k] != -1 && next[k] < from {
+				if j := bytes.Index(data[from:], lit); j >= 0 {
+					next[k] = from + j
+				} else {
+					next[k] = -1
+				}
+			}
+			if next[k] >= 0 && (best < 0 || next[k] < best) {
+				best = next[k]
+			}
+		}
+		if best < 0 {
+			return -1
+		}
+		return best - from
 	}
 }
 

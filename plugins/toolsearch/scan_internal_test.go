@@ -127,22 +127,27 @@ func TestRequiredLiteral(t *testing.T) {
 		want       string
 		also       []string
 		fold       string
+		anyOf      []string
 	}{
-		{"func NewReplacer", false, "func NewReplacer", nil, ""},
-		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`, []string{" overflow"}, ""},
-		{"(abc)+", false, "", nil, ""},
-		{"a|b", false, "", nil, ""},
-		{"(?i)abc", false, "", nil, "abc"},
-		{"abc", true, "", nil, "abc"},
-		{"NewReplacer", true, "", nil, "newreplacer"},
-		{"task list", true, "", nil, " li"},
-		{"ks", true, "", nil, ""},
-		{"ab", true, "", nil, "ab"},
-		{"a", true, "", nil, ""},
-		{"(?i)x[0-9]Yz", false, "", nil, "yz"},
-		{"Δelta", true, "", nil, "elta"},
-		{"\uFFFDx", false, "", nil, ""},
-		{"x[0-9]yz", false, "yz", []string{"x"}, ""},
+		{"func NewReplacer", false, "func NewReplacer", nil, "", nil},
+		{`errors\.New\("[a-z]+ overflow`, false, `errors.New("`, []string{" overflow"}, "", nil},
+		{"(abc)+", false, "", nil, "", nil},
+		{"a|b", false, "", nil, "", nil}, // the parser makes it the class [ab]
+		{"TODO|FIXME", false, "", nil, "", []string{"TODO", "FIXME"}},
+		{"(foo|ba(r|z)x)", false, "", nil, "", []string{"foo", "ba"}},
+		{"foo|[0-9]", false, "", nil, "", nil},
+		{"(?i)foo|bar", false, "", nil, "", nil},
+		{"(?i)abc", false, "", nil, "abc", nil},
+		{"abc", true, "", nil, "abc", nil},
+		{"NewReplacer", true, "", nil, "newreplacer", nil},
+		{"task list", true, "", nil, " li", nil},
+		{"ks", true, "", nil, "", nil},
+		{"ab", true, "", nil, "ab", nil},
+		{"a", true, "", nil, "", nil},
+		{"(?i)x[0-9]Yz", false, "", nil, "yz", nil},
+		{"Δelta", true, "", nil, "elta", nil},
+		{"\uFFFDx", false, "", nil, "", nil},
+		{"x[0-9]yz", false, "yz", []string{"x"}, "", nil},
 	}
 	for _, tc := range tests {
 		m, err := compilePattern(tc.pattern, tc.ignoreCase)
@@ -154,6 +159,11 @@ func TestRequiredLiteral(t *testing.T) {
 		}
 		assert.Equal(t, tc.also, also, tc.pattern)
 		assert.Equal(t, tc.fold, string(m.foldNeed), tc.pattern)
+		var anyOf []string
+		for _, l := range m.anyOf {
+			anyOf = append(anyOf, string(l))
+		}
+		assert.Equal(t, tc.anyOf, anyOf, tc.pattern)
 	}
 }
 
@@ -191,6 +201,8 @@ func FuzzScan(f *testing.F) {
 	f.Add("^$", "\n\n\r\n", true, uint8(7))
 	f.Add("(a", "a", false, uint8(0))
 	f.Add("\uFFFD", "\xff\n", false, uint8(2))
+	f.Add("TODO|FIXME|(x|yz)", "a TODO\nFIXME b\nnone\nxyz\n", false, uint8(4))
+	f.Add("(?i)NewReplacer", "func newreplacer()\nNEWREPLACER\n", true, uint8(5))
 	f.Fuzz(func(t *testing.T, pattern, content string, ignoreCase bool, chunk uint8) {
 		m, err := compilePattern(pattern, ignoreCase)
 		if err != nil {
