@@ -39,6 +39,7 @@ type grepValue struct {
 	SkippedLarge  int         `json:"skippedLarge"`
 	Unreadable    int         `json:"unreadable"`
 	raw           []string
+	files         int // distinct files among all kept matches (§6.8)
 	maxKept       int
 	timeoutMs     int64
 	fileMaxBytes  int64
@@ -164,7 +165,7 @@ func (run *grepRun) value(display string) (grepValue, error) {
 	}
 	v := grepValue{
 		Root: fsapi.Display(run.root.show(display)), Offset: int(run.req.offset), Matches: make([]grepMatch, 0, end-start),
-		TotalMatches: n, FilesSearched: run.filesSearched, Stop: run.stop, SkippedLarge: run.skippedLarge, Unreadable: run.unreadable,
+		TotalMatches: n, files: len(run.paths), FilesSearched: run.filesSearched, Stop: run.stop, SkippedLarge: run.skippedLarge, Unreadable: run.unreadable,
 		maxKept: se.cfg.MaxKept, timeoutMs: se.cfg.TimeoutMs, fileMaxBytes: se.cfg.FileMaxBytes,
 	}
 	for _, m := range run.matches[start:end] {

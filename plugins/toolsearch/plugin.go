@@ -47,9 +47,11 @@ func (se *searcher) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
 		{Name: "glob", Description: globDescription(se.cfg.GlobMaxResults), Parameters: json.RawMessage(globParameters),
-			Output: json.RawMessage(globOutput), ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob), ConcurrencySafe: always},
+			Output: json.RawMessage(globOutput), ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob),
+			Summary: summarizeGlob, SummarySchema: json.RawMessage(globSummarySchema), ConcurrencySafe: always},
 		{Name: "grep", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: json.RawMessage(grepParameters),
-			Output: json.RawMessage(grepOutput), ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep), ConcurrencySafe: always},
+			Output: json.RawMessage(grepOutput), ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep),
+			Summary: summarizeGrep, SummarySchema: json.RawMessage(grepSummarySchema), ConcurrencySafe: always},
 	}
 }
 
