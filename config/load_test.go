@@ -60,6 +60,7 @@ var plugins = map[string]*host.Plugin{
 		host.Defaults(func() sandboxConfig { return sandboxConfig{Mode: "workspace-write"} })),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
+	"toolsearch": host.Define("toolsearch", noop),
 }
 
 func lookup(name string) (*host.Plugin, bool) {
@@ -130,6 +131,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fssandbox", "fssandbox", false, sandboxConfig{Mode: "workspace-write", Workspace: ws}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+		{"toolsearch", "toolsearch", false, struct{}{}},
 	}, summarize(d))
 }
 
