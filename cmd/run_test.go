@@ -15,6 +15,21 @@ import (
 	"github.com/dsh-go/dsh/internal/conformance"
 )
 
+// setFlags returns one `--set <id>.<key>=<value>` per override, keys
+// sorted.
+func setFlags(id string, overrides map[string]any) []string {
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		args = append(args, "--set", fmt.Sprintf("%s.%s=%v", id, k, overrides[k]))
+	}
+	return args
+}
+
 type runLine struct {
 	I       int     `json:"i"`
 	IsError bool    `json:"isError"`
@@ -46,6 +61,15 @@ func parseRun(t *testing.T, out string) []runLine {
 // when the error carries one.
 func TestRunPassesEveryConformanceCase(t *testing.T) {
 	cases, err := conformance.Cases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestRunPassesEverySearchCase drives `dshhost run` with every search case
+// (search.md §8): the default deployment mounts toolsearch, and a case's
+// toolsearch overrides become --set flags.
+func TestRunPassesEverySearchCase(t *testing.T) {
+	cases, err := conformance.SearchCases()
 	require.NoError(t, err)
 	runCases(t, cases)
 }
@@ -89,14 +113,8 @@ func runCases(t *testing.T, cases []conformance.Case) {
 				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
 				args = append(args, "--config", file)
 			}
-			keys := make([]string, 0, len(c.ToolFS))
-			for k := range c.ToolFS {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				args = append(args, "--set", fmt.Sprintf("toolfs.%s=%v", k, c.ToolFS[k]))
-			}
+			args = append(args, setFlags("toolfs", c.ToolFS)...)
+			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
 			require.Equal(t, 0, res.code, "stderr: %s", res.stderr)

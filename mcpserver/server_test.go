@@ -102,7 +102,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	cs := s.connect(t)
 	tl, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	require.Len(t, tl.Tools, 4)
+	require.Len(t, tl.Tools, 6, "list, read, write, edit, glob, grep")
 	for len(s.changed) > 0 {
 		<-s.changed
 	}
@@ -115,7 +115,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 			assert.Empty(c, tl.Tools)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
-	assert.Empty(t, s.Registry.Prompt(), "the 4 prompt sections went with the tools")
+	assert.Empty(t, s.Registry.Prompt(), "the 6 prompt sections went with the tools")
 
 	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: s.W, Root: s.W})
 	require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		tl, err := cs.ListTools(t.Context(), nil)
 		if assert.NoError(c, err) {
-			assert.Len(c, tl.Tools, 4)
+			assert.Len(c, tl.Tools, 6)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
 }

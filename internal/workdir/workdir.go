@@ -17,10 +17,17 @@ import (
 // canonicalised first (realpath, or cwd itself when that fails), so `..`
 // walks the physical parent like `cd -P`. Resolve's errors pass through.
 func Resolve(ctx context.Context, fsys fsapi.FileSystem, path, cwd string) (fsapi.Target, error) {
+	return fsys.Resolve(ctx, path, Options(path, cwd))
+}
+
+// Options returns the resolve options Resolve uses for path in a session
+// whose working directory is cwd. The search tools resolve their base `.`
+// with the options of the searched path (search.md §4.1).
+func Options(path, cwd string) fsapi.ResolveOptions {
 	if cwd != "" && (HasDotDot(cwd) || HasDotDot(path)) {
 		cwd = canonical(cwd)
 	}
-	return fsys.Resolve(ctx, path, fsapi.ResolveOptions{Cwd: cwd})
+	return fsapi.ResolveOptions{Cwd: cwd}
 }
 
 // canonical returns realpath(dir), or dir itself on error (contract §6.4).

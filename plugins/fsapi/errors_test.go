@@ -118,3 +118,28 @@ func TestWireWords(t *testing.T) {
 	assert.Equal(t, "replace-if-version", fsapi.ReplaceIfVersion.String())
 	assert.Equal(t, "unknown", fsapi.IntentKind(0).String())
 }
+
+// TestSearchErrorTemplates checks the message rows search.md §2.3 adds.
+func TestSearchErrorTemplates(t *testing.T) {
+	const p = `/w/a "b"`
+	cause := errors.New("too many open files")
+	tests := []struct {
+		err  *fsapi.Error
+		msg  string
+		code fsapi.Code
+	}{
+		{fsapi.ErrSearchNotFound(p, nil), `cannot search "` + p + `": not found`, fsapi.CodeNotFound},
+		{fsapi.ErrSearchNotDirectory(p), `cannot search "` + p + `": not a directory`, fsapi.CodeNotDirectory},
+		{fsapi.ErrSearchNotRegularFile(p), `cannot search "` + p + `": not a regular file`, fsapi.CodeNotRegularFile},
+		{fsapi.ErrPermission("search", p, cause), `cannot search "` + p + `": permission denied`, fsapi.CodePermissionDenied},
+		{fsapi.ErrSearchIO(p, cause), `cannot search "` + p + `": too many open files`, fsapi.CodeIOError},
+		{fsapi.ErrOffsetOutOfRange("6", p, 5, "paths"), `offset 6 is out of range for "` + p + `" (5 paths)`, fsapi.CodeNotFound},
+		{fsapi.ErrOffsetOutOfRange("2", p, 1, "matches"), `offset 2 is out of range for "` + p + `" (1 matches)`, fsapi.CodeNotFound},
+		{fsapi.ErrAborted("walk", context.Canceled), "walk aborted", fsapi.CodeAborted},
+	}
+	for _, tc := range tests {
+		assert.EqualError(t, tc.err, tc.msg)
+		assert.Equal(t, tc.code, tc.err.Code, tc.msg)
+	}
+	assert.ErrorIs(t, fsapi.ErrSearchIO(p, cause), cause)
+}

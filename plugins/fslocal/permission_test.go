@@ -133,6 +133,34 @@ var permissionCases = []struct {
 		assert.Equal(t, "old", w.content("ro/f.txt"))
 		assert.Equal(t, []string{"f.txt"}, w.names("ro"))
 	}},
+	{"walk of an unreadable root", func(t *testing.T, w *workspace) {
+		w.file("noread/x.txt", "x", 0o644)
+		restrict(t, w.path("noread"), 0o300)
+		err := w.p.Walk(context.Background(), w.target("noread"), fsapi.WalkOptions{}, func(fsapi.WalkEntry) error { return nil })
+		assertDenied(t, err, `cannot search "%s": permission denied`, w.path("noread"))
+	}},
+	{"walk past an unreadable directory reports it and goes on", func(t *testing.T, w *workspace) {
+		w.file("a/noread/x.txt", "x", 0o644)
+		w.file("b.txt", "b", 0o644)
+		restrict(t, w.path("a/noread"), 0o000)
+		var got []string
+		var dirErr error
+		err := w.p.Walk(context.Background(), w.target("."), fsapi.WalkOptions{}, func(e fsapi.WalkEntry) error {
+			got = append(got, e.Path)
+			if e.Path == "a/noread" && e.Opened {
+				dirErr = e.Err
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []string{".", "a", "a", "a/noread", "a/noread", "b.txt"}, got, "no children of the unreadable one")
+		assertDenied(t, dirErr, `cannot search "%s": permission denied`, w.path("a/noread"))
+	}},
+	{"open of an unreadable file", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "s", 0o000)
+		_, err := w.p.Open(context.Background(), w.target("secret.txt"))
+		assertDenied(t, err, `cannot read "%s": permission denied`, w.path("secret.txt"))
+	}},
 	{"a permission error outside the root is refused as outside", func(t *testing.T, w *workspace) {
 		j := newJail(t)
 		require.NoError(t, os.Mkdir(j.outside("locked"), 0o755))

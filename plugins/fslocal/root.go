@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // tree is where every file operation after Resolve happens (contract
@@ -21,6 +22,21 @@ import (
 type tree struct {
 	root *os.Root // nil when confinement is off
 	base string   // canonical root path; "" when confinement is off
+
+	dirOnce sync.Once
+	dir     *os.File // the root directory, opened on first use by rootFD
+	dirErr  error
+}
+
+// rootFD returns a descriptor of the root directory, opened through the
+// root handle on first use and kept until close. Opens relative to it must
+// stay beneath it (openat2 RESOLVE_BENEATH).
+func (t *tree) rootFD() (int, error) {
+	t.dirOnce.Do(func() { t.dir, t.dirErr = t.root.Open(".") })
+	if t.dirErr != nil {
+		return -1, t.dirErr
+	}
+	return int(t.dir.Fd()), nil
 }
 
 // inside reports whether the absolute, clean path p is base or lies under
@@ -147,6 +163,10 @@ func (t *tree) remove(abs string) error {
 func (t *tree) close() error {
 	if t.root == nil {
 		return nil
+	}
+	t.dirOnce.Do(func() {}) // no rootFD after close
+	if t.dir != nil {
+		t.dir.Close()
 	}
 	return t.root.Close()
 }

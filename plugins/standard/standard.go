@@ -1,10 +1,10 @@
 // Package standard registers the default plugin set by importing it: the
 // tool registry (tools), the local provider (fslocal), the sandbox modes
-// (fssandbox), the read-before-edit policy (fspolicy) and the filesystem
-// tools (toolfs). It also links in the editor tool (tooleditor), which the
-// default deployment does not mount: a deployment opts in by listing it
-// (editor.md §1). cmd/dshhost imports it; a custom binary imports it next to
-// its own plugin packages.
+// (fssandbox), the read-before-edit policy (fspolicy), the filesystem tools
+// (toolfs) and the search tools (toolsearch). It also links in the editor
+// tool (tooleditor), which the default deployment does not mount: a
+// deployment opts in by listing it (editor.md §1). cmd/dshhost imports it; a
+// custom binary imports it next to its own plugin packages.
 package standard
 
 import (
@@ -15,4 +15,5 @@ import (
 	_ "github.com/dsh-go/dsh/plugins/tooleditor"
 	_ "github.com/dsh-go/dsh/plugins/toolfs"
 	_ "github.com/dsh-go/dsh/plugins/tools"
+	_ "github.com/dsh-go/dsh/plugins/toolsearch"
 )

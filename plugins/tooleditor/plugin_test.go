@@ -101,7 +101,7 @@ func TestToolAndSection(t *testing.T) {
 	for _, tool := range st.Registry.Tools() {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"list", "read", "write", "edit", "str_replace_editor"}, names, "listed after toolfs, the tool follows its tools")
+	assert.Equal(t, []string{"list", "read", "write", "edit", "glob", "grep", "str_replace_editor"}, names, "listed after toolfs and toolsearch, the tool follows their tools")
 	tool, ok := st.Registry.Lookup(tooleditor.ToolName)
 	require.True(t, ok)
 	assert.Equal(t, 7, len(strings.Split(tool.Description, "\n")), "the default description has seven lines")

@@ -9,7 +9,7 @@ import (
 )
 
 // renderList returns the text of a list result (contract §6.6.4): the
-// envelope with `<path>` through renderName, then one line per entry (its
+// envelope with `<path>` through quote.Name, then one line per entry (its
 // rendered name and the suffix `/` for a directory, nothing for a file, `@`
 // for other, outside any quotes), an empty line and the footer; an empty page
 // shows the footer alone.
