@@ -60,7 +60,7 @@ func mapText(ctx context.Context, f *os.File, size int64, display string) (chunk
 		for pos < size {
 			base := pos &^ (page - 1)
 			end := min(size, base+mapWindow)
-			m, err := syscall.Mmap(fd, base, int(end-base), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+			m, err := syscall.Mmap(fd, base, int(end-base), syscall.PROT_READ, syscall.MAP_SHARED)
 			if err != nil {
 				yield(nil, err)
 				return
