@@ -60,14 +60,8 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
-			keys := make([]string, 0, len(c.ToolFS))
-			for k := range c.ToolFS {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				args = append(args, "--set", fmt.Sprintf("toolfs.%s=%v", k, c.ToolFS[k]))
-			}
+			args = append(args, setFlags("toolfs", c.ToolFS)...)
+			args = append(args, setFlags("fslocal", c.FSLocal)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
 			require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
@@ -87,6 +81,21 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 			assert.Empty(t, c.CheckFiles(w), "files after")
 		})
 	}
+}
+
+// setFlags returns `--set <entry>.<key>=<value>` for each override, in key
+// order.
+func setFlags(entry string, overrides map[string]any) []string {
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		args = append(args, "--set", fmt.Sprintf("%s.%s=%v", entry, k, overrides[k]))
+	}
+	return args
 }
 
 func TestRunScriptForms(t *testing.T) {

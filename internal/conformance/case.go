@@ -17,10 +17,13 @@ const Placeholder = "{{W}}"
 
 // Case is one conformance case.
 type Case struct {
-	Name       string               `json:"name"`
-	Tags       []string             `json:"tags"`
-	Policy     bool                 `json:"policy"`
-	ToolFS     map[string]any       `json:"toolfs"`
+	Name   string         `json:"name"`
+	Tags   []string       `json:"tags"`
+	Policy bool           `json:"policy"`
+	ToolFS map[string]any `json:"toolfs"`
+	// FSLocal holds provider config overrides put on the fslocal entry
+	// (for example {"hardLinks": "preserve"}); nil: none.
+	FSLocal    map[string]any       `json:"fslocal"`
 	Setup      []Op                 `json:"setup"`
 	Calls      []Call               `json:"calls"`
 	Expect     []Expect             `json:"expect"`

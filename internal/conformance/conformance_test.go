@@ -31,7 +31,7 @@ func TestConformanceCases(t *testing.T) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, W: w})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, FSLocal: c.FSLocal, W: w})
 			session := st.Session("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

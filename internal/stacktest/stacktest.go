@@ -35,6 +35,9 @@ type Options struct {
 	NoPolicy bool
 	// ToolFS is toolfs's raw config (nil: defaults).
 	ToolFS map[string]any
+	// FSLocal holds fslocal config overrides, applied over the stack's cwd
+	// and root (nil: none).
+	FSLocal map[string]any
 	// W is the workspace to use instead of a fresh one.
 	W string
 }
@@ -61,7 +64,11 @@ func New(tb testing.TB, opts Options) *Stack {
 		return inst
 	}
 	mount(tools.Plugin, nil)
-	s.FS = mount(fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	fsCfg := map[string]any{"cwd": w, "root": w}
+	for k, v := range opts.FSLocal {
+		fsCfg[k] = v
+	}
+	s.FS = mount(fslocal.Plugin, fsCfg)
 	if !opts.NoPolicy {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
