@@ -20,7 +20,6 @@ func TestLiteralEditExamples(t *testing.T) {
 		all                  bool
 		want                 string
 	}{
-		{"overlapping matches count left to right", "aaa", "aa", "b", false, "ba"},
 		{"replace_all replaces non-overlapping matches", "aaaa", "aa", "b", true, "bb"},
 		{"the replacement is literal", "x", "x", "$&$1$$", false, "$&$1$$"},
 		{"an untouched CRLF line keeps its ending", "a\r\nb\nc\n", "b", "B", false, "a\r\nB\nc\n"},
@@ -82,6 +81,9 @@ func FuzzLiteralEdit(f *testing.F) {
 			n := 0
 			if lfOld != "" {
 				n = strings.Count(lfView, lfOld)
+				if !all {
+					n = naiveOverlapping(lfView, lfOld)
+				}
 			}
 			switch {
 			case lfOld == "":
@@ -98,6 +100,9 @@ func FuzzLiteralEdit(f *testing.F) {
 		assert.Equal(t, lfView, view)
 		n := strings.Count(lfView, lfOld)
 		require.True(t, n == 1 || (n > 1 && all), "%d matches", n)
+		if !all {
+			require.Equal(t, 1, naiveOverlapping(lfView, lfOld), "a single edit is unique counting overlaps")
+		}
 		assert.Equal(t, bom, eol.HasBOM(data), "the BOM is kept exactly when there was one")
 		if utf8.ValidString(text) && utf8.ValidString(old) && utf8.ValidString(new) {
 			assert.True(t, utf8.ValidString(data))
@@ -115,4 +120,49 @@ func FuzzLiteralEdit(f *testing.F) {
 			assert.Equal(t, strings.Replace(raw, old, new, limit), got, "LF-only text is changed only where it matched")
 		}
 	})
+}
+
+// naiveOverlapping counts every occurrence of old in text by trying each
+// offset: the quadratic model countOverlapping must agree with.
+func naiveOverlapping(text, old string) int {
+	n := 0
+	for i := 0; i+len(old) <= len(text); i++ {
+		if text[i:i+len(old)] == old {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOverlappingOccurrencesCount(t *testing.T) {
+	// Contract §3.8 step 7 and §7 E33 [D15], and issue 11 item 8.
+	tests := []struct {
+		text, old string
+		want      int
+	}{
+		{"aaa", "aa", 2},
+		{"aaaa", "aa", 3},
+		{"foo\nfoo\nfoo\n", "foo\nfoo\n", 2},
+		{"abababa", "aba", 3},
+		{"abcabc", "abc", 2},
+		{"abc", "abd", 0},
+		{"aabaab", "aab", 2},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, countOverlapping(tc.text, tc.old, strings.Count(tc.text, tc.old)), "%q in %q", tc.old, tc.text)
+		assert.Equal(t, tc.want, naiveOverlapping(tc.text, tc.old), "model: %q in %q", tc.old, tc.text)
+	}
+	_, _, err := literalEdit("foo\nfoo\nfoo\n", fsapi.EditRequest{OldString: "foo\nfoo\n", NewString: "x"}, "/w/f")
+	assert.Equal(t, fsapi.ErrAmbiguousEdit(2, "/w/f").Error(), err.Error(), "a block sharing a line with its repeat is ambiguous")
+	data, _, err := literalEdit("aaaa", fsapi.EditRequest{OldString: "aa", NewString: "b", ReplaceAll: true}, "/w/f")
+	require.NoError(t, err)
+	assert.Equal(t, "bb", data, "replace_all still replaces the non-overlapping spans")
+}
+
+func BenchmarkCountOverlappingIsLinear(b *testing.B) {
+	text := strings.Repeat("a", 1<<20)
+	old := strings.Repeat("a", 1<<10)
+	for b.Loop() {
+		countOverlapping(text, old, strings.Count(text, old))
+	}
 }
