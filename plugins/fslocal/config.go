@@ -20,10 +20,13 @@ type Config struct {
 	// which is the same as off.
 	Root string `json:"root"`
 	// HardLinks says what a rewrite does with a regular file that has more
-	// than one hard link (contract §3.7 step 10, [D9]): "preserve" (the
-	// default; "" means the same) rewrites it in place so every link sees
+	// than one hard link (contract §3.7 step 10, [D9]): "preserve" rewrites
+	// it in place so every link sees
 	// the new content; "break" replaces it with a new file, so the rewritten
-	// name no longer shares the others' content.
+	// name no longer shares the others' content. Unset ("") means "break"
+	// under confinement (Root set, other than "/") and "preserve" otherwise
+	// ([D9+]): a hard link inside the workspace to a file outside it cannot
+	// be used to change that file.
 	HardLinks string `json:"hardLinks"`
 }
 

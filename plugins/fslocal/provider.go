@@ -29,15 +29,13 @@ type Provider struct {
 // Root, the root is made absolute and canonical, must be an existing
 // directory ([ErrRootNotDirectory]) and is opened as an os.Root; Cwd's real
 // location must lie inside it ([ErrCwdOutsideRoot]). An invalid HardLinks
-// fails with [ErrHardLinks].
+// fails with [ErrHardLinks]; an empty one is "break" under confinement (a
+// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]).
 func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks}
-	if p.hardLinks == "" {
-		p.hardLinks = HardLinksPreserve
-	}
 	if p.cwd == "" || !filepath.IsAbs(p.cwd) {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -46,6 +44,9 @@ func New(cfg Config) (*Provider, error) {
 		p.cwd = filepath.Join(wd, p.cwd)
 	}
 	p.cwd = filepath.Clean(p.cwd)
+	if p.hardLinks == "" {
+		p.hardLinks = HardLinksPreserve
+	}
 	if cfg.Root == "" {
 		return p, nil
 	}
@@ -55,6 +56,11 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if base == "/" {
 		return p, nil // nothing lies outside "/": no handle needed
+	}
+	if cfg.HardLinks == "" {
+		// [D9+]: a name inside the workspace that shares its inode with one
+		// outside must not change the outside file.
+		p.hardLinks = HardLinksBreak
 	}
 	r, err := os.OpenRoot(base)
 	if err != nil {
