@@ -15,11 +15,14 @@ import (
 // step 9). op is "write" or "edit": it words the abort (`<op> aborted`) and
 // permission (`cannot <op> "<p>": permission denied`) errors. prior is the
 // followed stat of the existing regular file, nil when the target is absent.
+// exclusive asks a create (prior nil) to publish without replacing: a file
+// that appeared at the key since the probe is never clobbered, and the
+// commit fails FS_NOT_OBSERVED as if it had existed at the check ([D18]).
 //
 // A multi-link file under hardLinks "preserve" is rewritten in place; every
 // other commit is a staged replace. Until the commit point (the in-place
 // open, or the rename) a cancelled ctx leaves the target untouched.
-func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo, exclusive bool) error {
 	if err := ctx.Err(); err != nil {
 		return fsapi.ErrAborted(op, err)
 	}
@@ -36,7 +39,7 @@ func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, 
 	if prior != nil && nlink(prior) > 1 && p.hardLinks == HardLinksPreserve {
 		return p.commitInPlace(t, op, data)
 	}
-	return p.commitStaged(ctx, t, op, data, prior)
+	return p.commitStaged(ctx, t, op, data, prior, exclusive && prior == nil)
 }
 
 // commitInPlace truncates and rewrites the existing file, keeping its inode,
@@ -64,8 +67,10 @@ func (p *Provider) commitInPlace(t fsapi.Target, op, data string) error {
 // commitStaged writes data to a staging file beside the key, fsyncs it,
 // gives it the old file's permission bits and owner (or 0666 minus the umask
 // for a new file, [D3]), renames it over the key and fsyncs the directory.
-// On failure the staging file is removed; nothing is left behind.
-func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+// On failure the staging file is removed; nothing is left behind. With
+// exclusive, the staging file is published by link(2), which never replaces
+// an existing name, and then unlinked.
+func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo, exclusive bool) error {
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
 	p.sweep(dir, base)
 	perm := fs.FileMode(0o666) // the umask applies: 0666 &^ umask for a new file
@@ -97,7 +102,16 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data st
 	}
 	// The staging file stays open, and so locked against sweeps, until it
 	// has become the target.
-	if err := p.tree.rename(tmp, t.Key); err != nil {
+	if exclusive {
+		if err := p.tree.link(tmp, t.Key); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fail(fsapi.ErrOverwriteUnread(t.DisplayPath))
+			}
+			return fail(coded(op, t.DisplayPath, err))
+		}
+		// The key holds the data now; the staging name goes.
+		p.tree.remove(tmp)
+	} else if err := p.tree.rename(tmp, t.Key); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
 	// The data is in place and fsynced; a close error now changes nothing.

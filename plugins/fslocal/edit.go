@@ -42,9 +42,9 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
 	}
-	release, err := p.locks.acquire(ctx, t.Key)
+	release, err := p.lockTarget(ctx, t, "edit")
 	if err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+		return fsapi.EditOutcome{}, err
 	}
 	defer release()
 
@@ -78,7 +78,7 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, err
 	}
 
-	if err := p.commit(ctx, t, "edit", data, fi); err != nil {
+	if err := p.commit(ctx, t, "edit", data, fi, false); err != nil {
 		return fsapi.EditOutcome{}, err
 	}
 	version, err := p.reprobe(t, "edit")

@@ -15,5 +15,9 @@ func TestMain(m *testing.M) {
 		runCrashChild()
 		return
 	}
+	if os.Getenv(raceChildEnv) != "" {
+		runRaceChild()
+		return
+	}
 	os.Exit(m.Run())
 }

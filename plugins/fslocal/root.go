@@ -132,6 +132,23 @@ func (t *tree) rename(oldAbs, newAbs string) error {
 	return t.root.Rename(o, n)
 }
 
+// link makes newAbs a hard link to oldAbs; it fails with EEXIST when
+// newAbs exists, and never replaces it.
+func (t *tree) link(oldAbs, newAbs string) error {
+	o, err := t.name(oldAbs)
+	if err != nil {
+		return err
+	}
+	n, err := t.name(newAbs)
+	if err != nil {
+		return err
+	}
+	if t.root == nil {
+		return os.Link(o, n)
+	}
+	return t.root.Link(o, n)
+}
+
 func (t *tree) remove(abs string) error {
 	n, err := t.name(abs)
 	if err != nil {

@@ -47,9 +47,9 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
 	}
-	release, err := p.locks.acquire(ctx, t.Key)
+	release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {
-		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+		return fsapi.WriteOutcome{}, err
 	}
 	defer release()
 
@@ -80,7 +80,8 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 		}
 		data = encodeLike(prior, content)
 	}
-	if err := p.commit(ctx, t, "write", data, fi); err != nil {
+	exclusive := intent != nil && intent.Kind == fsapi.CreateIfAbsent
+	if err := p.commit(ctx, t, "write", data, fi, exclusive); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
