@@ -14,7 +14,8 @@ import (
 // commit puts data at t's key (contract §3.7 steps 7–10, shared by §3.8
 // step 9). op is "write" or "edit": it words the abort (`<op> aborted`) and
 // permission (`cannot <op> "<p>": permission denied`) errors. prior is the
-// followed stat of the existing regular file, nil when the target is absent.
+// followed stat of the existing regular file, nil when the target is absent,
+// and old its current bytes ("" when absent).
 // exclusive asks a create (prior nil) to publish without replacing: a file
 // that appeared at the key since the probe is never clobbered, and the
 // commit fails FS_NOT_OBSERVED as if it had existed at the check ([D18]).
@@ -22,7 +23,7 @@ import (
 // A multi-link file under hardLinks "preserve" is rewritten in place; every
 // other commit is a staged replace. Until the commit point (the in-place
 // open, or the rename) a cancelled ctx leaves the target untouched.
-func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo, exclusive bool) error {
+func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data, old string, prior fs.FileInfo, exclusive bool) error {
 	if err := ctx.Err(); err != nil {
 		return fsapi.ErrAborted(op, err)
 	}
@@ -37,31 +38,9 @@ func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, 
 		return fsapi.ErrAborted(op, err)
 	}
 	if prior != nil && nlink(prior) > 1 && p.hardLinks == HardLinksPreserve {
-		return p.commitInPlace(t, op, data)
+		return p.commitInPlace(t, op, data, old)
 	}
 	return p.commitStaged(ctx, t, op, data, prior, exclusive && prior == nil)
-}
-
-// commitInPlace truncates and rewrites the existing file, keeping its inode,
-// mode, owner and every other link ([D9]). It is not atomic against
-// concurrent readers.
-func (p *Provider) commitInPlace(t fsapi.Target, op, data string) error {
-	p.sweep(filepath.Dir(t.Key), filepath.Base(t.Key))
-	f, err := p.tree.openFile(t.Key, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return coded(op, t.DisplayPath, err)
-	}
-	_, err = f.WriteString(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return coded(op, t.DisplayPath, err)
-	}
-	return nil
 }
 
 // commitStaged writes data to a staging file beside the key, fsyncs it,
@@ -72,7 +51,7 @@ func (p *Provider) commitInPlace(t fsapi.Target, op, data string) error {
 // an existing name, and then unlinked.
 func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo, exclusive bool) error {
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
-	p.sweep(dir, base)
+	p.sweep(dir)
 	perm := fs.FileMode(0o666) // the umask applies: 0666 &^ umask for a new file
 	if prior != nil {
 		perm = 0o600 // owner-only until the old file's bits are set

@@ -56,6 +56,11 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
 	case !fi.Mode().IsRegular():
 		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+	}
+	if fi, err = p.recoverBefore(ctx, t, "edit", fi); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	switch {
 	case guard != nil && versionOf(fi) != guard.Version:
 		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
 	}
@@ -78,7 +83,7 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, err
 	}
 
-	if err := p.commit(ctx, t, "edit", data, fi, false); err != nil {
+	if err := p.commit(ctx, t, "edit", data, text, fi, false); err != nil {
 		return fsapi.EditOutcome{}, err
 	}
 	version, err := p.reprobe(t, "edit")

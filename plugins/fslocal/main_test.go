@@ -15,6 +15,10 @@ func TestMain(m *testing.M) {
 		runCrashChild()
 		return
 	}
+	if os.Getenv(killChildEnv) != "" {
+		runKillChild()
+		return
+	}
 	if os.Getenv(raceChildEnv) != "" {
 		runRaceChild()
 		return

@@ -61,16 +61,20 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 		return fsapi.WriteOutcome{}, coded("write", t.DisplayPath, err)
 	case !fi.Mode().IsRegular():
 		return fsapi.WriteOutcome{}, fsapi.ErrNotRegularFile("write", t.DisplayPath)
+	default:
+		if fi, err = p.recoverBefore(ctx, t, "write", fi); err != nil {
+			return fsapi.WriteOutcome{}, err
+		}
 	}
 	if err := checkIntent(t, intent, fi); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 
 	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate, After: eol.ToLF(content)}
-	data := content
+	data, prior := content, ""
 	if fi != nil {
 		out.Operation = fsapi.OperationUpdate
-		prior, err := p.readPrior(ctx, t, "write")
+		prior, err = p.readPrior(ctx, t, "write")
 		if err != nil {
 			return fsapi.WriteOutcome{}, err
 		}
@@ -81,7 +85,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 		data = encodeLike(prior, content)
 	}
 	exclusive := intent != nil && intent.Kind == fsapi.CreateIfAbsent
-	if err := p.commit(ctx, t, "write", data, fi, exclusive); err != nil {
+	if err := p.commit(ctx, t, "write", data, prior, fi, exclusive); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
