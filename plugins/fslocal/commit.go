@@ -44,13 +44,27 @@ func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data, old str
 }
 
 // commitStaged writes data to a staging file beside the key, fsyncs it,
-// gives it the old file's permission bits and owner (or 0666 minus the umask
-// for a new file, [D3]), renames it over the key and fsyncs the directory.
+// gives it the old file's owner, permission bits, `user.*` extended
+// attributes and POSIX access ACL (or 0666 minus the umask for a new file,
+// [D3]), renames it over the key and fsyncs the directory. Replacing a file
+// the process may not write, or whose owner it cannot keep, fails
+// FS_PERMISSION_DENIED before anything changes ([D19]).
 // On failure the staging file is removed; nothing is left behind. With
 // exclusive, the staging file is published by link(2), which never replaces
 // an existing name, and then unlinked.
 func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo, exclusive bool) error {
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
+	var src *os.File // the file replaced, for its extended attributes
+	if prior != nil {
+		if err := p.tree.writable(t.Key); err != nil {
+			return coded(op, t.DisplayPath, err)
+		}
+		var err error
+		if src, err = p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+			return coded(op, t.DisplayPath, err)
+		}
+		defer src.Close()
+	}
 	p.sweep(dir)
 	perm := fs.FileMode(0o666) // the umask applies: 0666 &^ umask for a new file
 	if prior != nil {
@@ -73,6 +87,9 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data st
 		}
 		// Only the permission bits: setuid, setgid and sticky are dropped.
 		if err := f.Chmod(prior.Mode().Perm()); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
+		}
+		if err := keepXattrs(src, f); err != nil {
 			return fail(coded(op, t.DisplayPath, err))
 		}
 	}
@@ -99,26 +116,6 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data st
 		return coded(op, t.DisplayPath, err)
 	}
 	return nil
-}
-
-// keepOwner gives f the uid and gid of prior when the process may change
-// ownership (euid 0) and they differ ([D3]).
-func keepOwner(f *os.File, prior fs.FileInfo) error {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	uid, gid, ok := owner(prior)
-	if !ok {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if u, g, _ := owner(fi); u == uid && g == gid {
-		return nil
-	}
-	return f.Chown(uid, gid)
 }
 
 // abandon removes and closes a staging file after err. If that fails too,
