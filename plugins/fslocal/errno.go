@@ -47,6 +47,8 @@ func coded(op, display string, err error) error {
 		return fsapi.ErrOutsideWorkspace(display, err)
 	case denied(err):
 		return fsapi.ErrPermission(op, display, err)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fsapi.ErrComponentTooLong(display, err)
 	}
 	return err
 }

@@ -23,7 +23,7 @@ import (
 // check a read-only file, or another user's file, would be replaced
 // ([D19]). The error is EACCES (or EPERM, EROFS) as the kernel says.
 func (t *tree) writable(abs string) error {
-	if t.root == nil {
+	if t.root == nil && len(abs) < longPath {
 		return faccess(unix.AT_FDCWD, abs)
 	}
 	dir, err := t.openFile(filepath.Dir(abs), os.O_RDONLY|syscall.O_DIRECTORY, 0)

@@ -43,6 +43,9 @@ const osLockMaxPause = 20 * time.Millisecond
 // of the directory (a confinement refusal, EACCES, ...).
 func (p *Provider) lockDir(ctx context.Context, key string) (func(), error) {
 	dir := filepath.Dir(key)
+	if !p.tree.inside(dir) {
+		dir = p.tree.base // the key is the root itself, whose parent is outside
+	}
 	for {
 		at, err := p.nearestDir(dir)
 		if err != nil {
