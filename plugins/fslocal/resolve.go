@@ -236,6 +236,11 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 				}
 				text, err := readlinkAny(cand)
 				if err != nil {
+					if errors.Is(err, syscall.EINVAL) && p.tree.root != nil {
+						// No longer a link: swapped by a race since the
+						// lstat. Under confinement every race is refused.
+						return location{}, errOutside
+					}
 					return fail(cand, err)
 				}
 				if filepath.IsAbs(text) {
