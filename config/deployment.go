@@ -81,6 +81,17 @@ type WorkspaceUser interface {
 	UseWorkspace(dir string)
 }
 
+// PathKeyer is implemented by plugin config types whose keys hold file
+// paths, such as fslocal's cwd and root. Load makes a relative value of
+// each such top-level key absolute before decoding: against the config
+// file's directory when the value comes from the file (as `workspace:` is),
+// and against the working directory (Options.Dir) when it comes from the
+// environment or a flag. So one file confines the same way wherever it is
+// started from.
+type PathKeyer interface {
+	PathKeys() []string
+}
+
 // Issue is one problem found while loading: where it came from (a file
 // path, `env DSH_X`, `flag --set a.b=c`), the key path, and what is wrong.
 type Issue struct {

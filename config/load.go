@@ -289,6 +289,9 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		out.Disabled = b
 	}
 	raw := k.Cut(prefix + ".config").Raw() // empty when the entry has no config
+	if pk, ok := reflect.New(e.plugin.ConfigType()).Interface().(PathKeyer); ok {
+		l.absolutePaths(e, raw, pk.PathKeys())
+	}
 	cfg, err := e.plugin.DecodeConfig(raw)
 	if err != nil {
 		var ce *host.ConfigError
@@ -323,6 +326,26 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 	}
 	out.Config = cfg
 	return out
+}
+
+// absolutePaths makes each relative string value of keys in raw absolute
+// (see PathKeyer): against the file's directory when the value comes from
+// the file, else against Dir.
+func (l *loader) absolutePaths(e *entryInfo, raw map[string]any, keys []string) {
+	for _, key := range keys {
+		v, ok := raw[key].(string)
+		if !ok || v == "" || filepath.IsAbs(v) {
+			continue
+		}
+		base := l.opts.Dir
+		if _, layered := l.origin[e.id+"."+key]; !layered && l.opts.File != "" {
+			base = filepath.Dir(l.opts.File)
+		}
+		if base == "" {
+			continue // the process working directory, when the plugin loads
+		}
+		raw[key] = filepath.Join(base, v)
+	}
 }
 
 // originOf returns where the latest value of <id>.<key> came from.
