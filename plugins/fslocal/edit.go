@@ -42,7 +42,7 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
 	}
-	release, err := p.lockTarget(ctx, t, "edit")
+	lk, release, err := p.lockTarget(ctx, t, "edit")
 	if err != nil {
 		return fsapi.EditOutcome{}, err
 	}
@@ -67,10 +67,11 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
 	}
-	text, err := p.readPrior(ctx, t, "edit")
+	text, src, err := p.readPrior(ctx, t, "edit")
 	if err != nil {
 		return fsapi.EditOutcome{}, err
 	}
+	defer src.Close()
 	if strings.IndexByte(text, 0) >= 0 {
 		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
 	}
@@ -83,7 +84,7 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 		return fsapi.EditOutcome{}, err
 	}
 
-	if err := p.commit(ctx, t, "edit", data, text, fi, false); err != nil {
+	if err := p.commit(ctx, t, change{op: "edit", data: data, old: text, prior: fi, src: src, lock: lk}); err != nil {
 		return fsapi.EditOutcome{}, err
 	}
 	version, err := p.reprobe(t, "edit")

@@ -22,8 +22,14 @@ import (
 // staged rename needs only write access to the directory, so without this
 // check a read-only file, or another user's file, would be replaced
 // ([D19]). The error is EACCES (or EPERM, EROFS) as the kernel says.
-func (t *tree) writable(abs string) error {
-	if t.root == nil && len(abs) < longPath {
+//
+// held is the parent directory's descriptor when the caller has it open
+// (the locked directory), else nil.
+func (t *tree) writable(held *os.File, abs string) error {
+	switch {
+	case held != nil:
+		return faccess(int(held.Fd()), filepath.Base(abs))
+	case t.root == nil && len(abs) < longPath:
 		return faccess(unix.AT_FDCWD, abs)
 	}
 	dir, err := t.openFile(filepath.Dir(abs), os.O_RDONLY|syscall.O_DIRECTORY, 0)

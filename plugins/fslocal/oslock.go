@@ -38,37 +38,63 @@ import (
 // directory lock.
 const osLockMaxPause = 20 * time.Millisecond
 
-// lockDir takes the cross-process lock for key and returns its release. It
-// fails with ctx.Err() when ctx ends while waiting, or with the open error
-// of the directory (a confinement refusal, EACCES, ...).
-func (p *Provider) lockDir(ctx context.Context, key string) (func(), error) {
+// dirLock is a held cross-process lock: the open directory it is taken on
+// (nil where flock is not supported) and that directory's path. While it is
+// held, the commit reuses the descriptor to sweep, check access and fsync
+// the directory instead of opening it again.
+type dirLock struct {
+	f    *os.File
+	path string
+}
+
+// at returns the locked directory's descriptor when it is dir, else nil.
+func (l *dirLock) at(dir string) *os.File {
+	if l == nil || l.f == nil || l.path != dir {
+		return nil
+	}
+	return l.f
+}
+
+// unlock drops the lock (closing the descriptor drops the flock).
+func (l *dirLock) unlock() {
+	if l.f != nil {
+		l.f.Close()
+	}
+}
+
+// lockDir takes the cross-process lock for key. It fails with ctx.Err()
+// when ctx ends while waiting, or with the open error of the directory (a
+// confinement refusal, EACCES, ...).
+func (p *Provider) lockDir(ctx context.Context, key string) (*dirLock, error) {
 	dir := filepath.Dir(key)
 	if !p.tree.inside(dir) {
 		dir = p.tree.base // the key is the root itself, whose parent is outside
 	}
+	at := dir
 	for {
-		at, err := p.nearestDir(dir)
-		if err != nil {
-			return nil, err
-		}
 		d, err := p.tree.openFile(at, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 		if err != nil {
+			if absent(err) && at != "/" && at != p.tree.base {
+				at = filepath.Dir(at) // not created yet: lock the nearest ancestor
+				continue
+			}
 			return nil, err
 		}
 		if err := waitFlock(ctx, d); err != nil {
 			d.Close()
 			if unsupportedLock(err) {
-				return func() {}, nil
+				return &dirLock{}, nil
 			}
 			return nil, err
 		}
 		if at == dir {
-			return func() { d.Close() }, nil // closing drops the lock
+			return &dirLock{f: d, path: at}, nil
 		}
 		if now, err := p.nearestDir(dir); err == nil && now == at {
-			return func() { d.Close() }, nil
+			return &dirLock{f: d, path: at}, nil
 		}
 		d.Close() // a nearer ancestor appeared: lock that one instead
+		at = dir
 	}
 }
 
@@ -120,18 +146,18 @@ func unsupportedLock(err error) bool {
 // (contract §3.9). A cancellation while waiting for either is FS_ABORTED
 // `<op> aborted`; a failure to open the directory is coded for op. The
 // returned release drops both, once.
-func (p *Provider) lockTarget(ctx context.Context, t fsapi.Target, op string) (func(), error) {
+func (p *Provider) lockTarget(ctx context.Context, t fsapi.Target, op string) (*dirLock, func(), error) {
 	release, err := p.locks.acquire(ctx, t.Key)
 	if err != nil {
-		return nil, fsapi.ErrAborted(op, err)
+		return nil, nil, fsapi.ErrAborted(op, err)
 	}
-	unlock, err := p.lockDir(ctx, t.Key)
+	lk, err := p.lockDir(ctx, t.Key)
 	if err != nil {
 		release()
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, fsapi.ErrAborted(op, cerr)
+			return nil, nil, fsapi.ErrAborted(op, cerr)
 		}
-		return nil, coded(op, t.DisplayPath, err)
+		return nil, nil, coded(op, t.DisplayPath, err)
 	}
-	return func() { unlock(); release() }, nil
+	return lk, func() { lk.unlock(); release() }, nil
 }

@@ -83,7 +83,7 @@ func TestExclusiveCreateNeverClobbers(t *testing.T) {
 		tg, err := p.Resolve(context.Background(), "f.txt", fsapi.ResolveOptions{})
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(tg.Key, []byte("theirs"), 0o644))
-		err = p.commit(context.Background(), tg, "write", "ours", "", nil, true)
+		err = p.commit(context.Background(), tg, change{op: "write", data: "ours", exclusive: true})
 		assert.EqualError(t, err, `cannot overwrite existing "`+tg.DisplayPath+`" without reading it first`)
 		var fe *fsapi.Error
 		require.ErrorAs(t, err, &fe)

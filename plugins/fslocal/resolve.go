@@ -128,13 +128,35 @@ func nfcTwin(dir, name string) (string, bool) {
 		return "", false
 	}
 	want := norm.NFC.String(name)
+	asciiWant := isASCII(name)
 	twin, found := "", 0
 	for _, n := range names {
-		if n != name && norm.NFC.String(n) == want {
+		if n == name {
+			continue
+		}
+		if isASCII(n) {
+			// NFC leaves ASCII as it is: such an entry is its own NFC
+			// form, and it cannot equal an ASCII name it differs from.
+			if !asciiWant && n == want {
+				twin, found = n, found+1
+			}
+			continue
+		}
+		if norm.NFC.String(n) == want {
 			twin, found = n, found+1
 		}
 	}
 	return twin, found == 1
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // location is where a path is (contract §3.2 step 4, §3.10).

@@ -153,13 +153,13 @@ func parseMark(cp *os.File) (m rewriteMark, progress string, ok bool) {
 }
 
 // commitInPlace rewrites the existing file t in place, keeping its inode,
-// mode, owner and every other link ([D9]), through a marked copy ([D9+]).
-// data is the new content, old the current one. Failures are FS_WRITE_FAILED
+// mode, owner and every other link ([D9]), through a marked copy ([D9+]). Failures are FS_WRITE_FAILED
 // for op, except a file the process may not open for writing (FS_PERMISSION_DENIED,
 // [D7]) and a refusal of the confinement root (FS_SANDBOX_DENIED).
-func (p *Provider) commitInPlace(t fsapi.Target, op, data, old string) error {
+func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
+	op, data, old := c.op, c.data, c.old
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
-	p.sweep(dir)
+	p.sweep(c.lock.at(dir), dir)
 	f, err := p.tree.openFile(t.Key, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return coded(op, t.DisplayPath, err)
@@ -260,7 +260,7 @@ func (p *Provider) stageRewrite(dir, base string, m *rewriteMark, progress, data
 		err = cp.Sync()
 	}
 	if err == nil {
-		err = p.syncDir(dir)
+		err = p.syncDir(nil, dir)
 	}
 	if err != nil {
 		cp.Close()
@@ -459,7 +459,7 @@ func (p *Provider) recoverBefore(ctx context.Context, t fsapi.Target, op string,
 		return fi, nil
 	}
 	if op == "read" {
-		release, err := p.lockTarget(ctx, t, op)
+		_, release, err := p.lockTarget(ctx, t, op)
 		if err != nil {
 			return nil, err
 		}

@@ -121,13 +121,19 @@ func (p *Provider) createStaging(dir, base string, perm fs.FileMode) (*os.File, 
 // race is removed by the next commit in its directory. Marked copies of
 // in-place rewrites are not staging files; recovery handles them. It is
 // best effort; failures are ignored.
-func (p *Provider) sweep(dir string) {
-	d, err := p.tree.openFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return
+//
+// held is dir's descriptor when the caller has it open (the locked
+// directory, read once from its start), else nil.
+func (p *Provider) sweep(held *os.File, dir string) {
+	d := held
+	if d == nil {
+		var err error
+		if d, err = p.tree.openFile(dir, os.O_RDONLY, 0); err != nil {
+			return
+		}
+		defer d.Close()
 	}
 	names, _ := d.Readdirnames(-1)
-	d.Close()
 	for _, name := range names {
 		if strings.HasSuffix(name, stagingSuffix) && IsScratchName(name) {
 			p.sweepOne(joinName(dir, name))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -47,7 +48,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
 	}
-	release, err := p.lockTarget(ctx, t, "write")
+	lk, release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
@@ -72,20 +73,23 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 
 	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate, After: eol.ToLF(content)}
 	data, prior := content, ""
+	var src *os.File
 	if fi != nil {
 		out.Operation = fsapi.OperationUpdate
-		prior, err = p.readPrior(ctx, t, "write")
+		prior, src, err = p.readPrior(ctx, t, "write")
 		if err != nil {
 			return fsapi.WriteOutcome{}, err
 		}
+		defer src.Close()
 		if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
 			before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
 			out.Before = &before
 		}
 		data = encodeLike(prior, content)
 	}
-	exclusive := intent != nil && intent.Kind == fsapi.CreateIfAbsent
-	if err := p.commit(ctx, t, "write", data, prior, fi, exclusive); err != nil {
+	c := change{op: "write", data: data, old: prior, prior: fi, src: src, lock: lk,
+		exclusive: intent != nil && intent.Kind == fsapi.CreateIfAbsent}
+	if err := p.commit(ctx, t, c); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
@@ -136,16 +140,17 @@ func encodeLike(prior, content string) string {
 
 // readPrior reads the whole existing file t for a mutation op ("write" or
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
-// worded for op.
-func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, error) {
+// worded for op. It returns the file still open (the commit copies its
+// extended attributes from it); the caller closes it.
+func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *os.File, error) {
 	f, fi, err := p.openKey(t, op)
 	if err != nil {
-		return "", coded(op, t.DisplayPath, err)
+		return "", nil, coded(op, t.DisplayPath, err)
 	}
-	defer f.Close()
 	text, err := readAll(ctx, f, fi.Size(), op)
 	if err != nil {
-		return "", coded(op, t.DisplayPath, err)
+		f.Close()
+		return "", nil, coded(op, t.DisplayPath, err)
 	}
-	return text, nil
+	return text, f, nil
 }
