@@ -99,10 +99,12 @@ func TestAliasesShareOneLock(t *testing.T) {
 		}
 		wg.Go(func() {
 			for {
-				// Append one mark through either spelling.
-				cur, err := w.p.ReadText(context.Background(), tg)
-				require.NoError(t, err)
+				// Append one mark through either spelling. Stat first: the
+				// version must be no newer than the text read after it, or a
+				// write landing between the two is lost.
 				info, err := w.p.Stat(context.Background(), tg)
+				require.NoError(t, err)
+				cur, err := w.p.ReadText(context.Background(), tg)
 				require.NoError(t, err)
 				_, err = w.p.WriteText(context.Background(), tg, cur+"x", &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: info.Version})
 				if err == nil {

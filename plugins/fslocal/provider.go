@@ -82,6 +82,11 @@ func (p *Provider) Cwd() string { return p.cwd }
 // off (no root, or root "/"). Contract §3.10.
 func (p *Provider) Root() string { return p.tree.base }
 
+// HardLinks returns the effective hard-link mode, HardLinksPreserve or
+// HardLinksBreak: the configured one, or for an unset one "break" under
+// confinement and "preserve" without (contract §3.1 [D9+]).
+func (p *Provider) HardLinks() string { return p.hardLinks }
+
 // RealPath returns the real location of t: for fslocal its key, the
 // realpath (contract §2.2). It is always known, so the bool is true.
 func (p *Provider) RealPath(t fsapi.Target) (string, bool) { return t.Key, true }
