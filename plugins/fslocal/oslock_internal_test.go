@@ -20,15 +20,7 @@ import (
 // the lock table empty (contract §3.9 [D18], §2.4).
 func TestDirectoryLockHonoursCancellation(t *testing.T) {
 	for _, confine := range []bool{false, true} {
-		dir, err := filepath.EvalSymlinks(t.TempDir())
-		require.NoError(t, err)
-		cfg := Config{Cwd: dir}
-		if confine {
-			cfg.Root = dir
-		}
-		p, err := New(cfg)
-		require.NoError(t, err)
-		t.Cleanup(func() { p.Close() })
+		p, dir := provider(t, confine)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("old"), 0o644))
 		d, err := os.Open(dir)
 		require.NoError(t, err)
@@ -71,15 +63,7 @@ func TestDirectoryLockHonoursCancellation(t *testing.T) {
 // [D18]); nothing is left behind.
 func TestExclusiveCreateNeverClobbers(t *testing.T) {
 	for _, confine := range []bool{false, true} {
-		dir, err := filepath.EvalSymlinks(t.TempDir())
-		require.NoError(t, err)
-		cfg := Config{Cwd: dir}
-		if confine {
-			cfg.Root = dir
-		}
-		p, err := New(cfg)
-		require.NoError(t, err)
-		t.Cleanup(func() { p.Close() })
+		p, dir := provider(t, confine)
 		tg, err := p.Resolve(context.Background(), "f.txt", fsapi.ResolveOptions{})
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(tg.Key, []byte("theirs"), 0o644))
@@ -93,4 +77,20 @@ func TestExclusiveCreateNeverClobbers(t *testing.T) {
 		ents, _ := os.ReadDir(dir)
 		assert.Len(t, ents, 1, "no staging file is left")
 	}
+}
+
+// provider returns a provider whose cwd is a fresh directory, confined to
+// it or not.
+func provider(t *testing.T, confine bool) (*Provider, string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	cfg := Config{Cwd: dir}
+	if confine {
+		cfg.Root = dir
+	}
+	p, err := New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { p.Close() })
+	return p, dir
 }

@@ -153,22 +153,12 @@ func (t *tree) mkdirAll(abs string, perm fs.FileMode) error {
 }
 
 func (t *tree) rename(oldAbs, newAbs string) error {
-	r, o, err := t.handle(oldAbs)
-	if err != nil {
-		return err
-	}
-	r2, n, err := t.handle(newAbs)
+	r, o, n, err := t.handles(oldAbs, newAbs)
 	switch {
 	case err != nil:
 		return err
-	case r == nil && r2 == nil:
+	case r == nil:
 		return os.Rename(o, n)
-	case r == nil || r2 == nil:
-		// One name is long, the other not: both through "/".
-		if r, err = slash(); err != nil {
-			return err
-		}
-		o, n = strings.TrimPrefix(oldAbs, "/"), strings.TrimPrefix(newAbs, "/")
 	}
 	return r.Rename(o, n)
 }
@@ -176,23 +166,34 @@ func (t *tree) rename(oldAbs, newAbs string) error {
 // link makes newAbs a hard link to oldAbs; it fails with EEXIST when
 // newAbs exists, and never replaces it.
 func (t *tree) link(oldAbs, newAbs string) error {
+	r, o, n, err := t.handles(oldAbs, newAbs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Link(o, n)
+	}
+	return r.Link(o, n)
+}
+
+// handles is handle for the two names of a rename or link: one handle for
+// both (through "/" when only one of two unconfined paths is long).
+func (t *tree) handles(oldAbs, newAbs string) (*os.Root, string, string, error) {
 	r, o, err := t.handle(oldAbs)
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
 	r2, n, err := t.handle(newAbs)
 	switch {
 	case err != nil:
-		return err
-	case r == nil && r2 == nil:
-		return os.Link(o, n)
-	case r == nil || r2 == nil:
+		return nil, "", "", err
+	case (r == nil) != (r2 == nil):
 		if r, err = slash(); err != nil {
-			return err
+			return nil, "", "", err
 		}
 		o, n = strings.TrimPrefix(oldAbs, "/"), strings.TrimPrefix(newAbs, "/")
 	}
-	return r.Link(o, n)
+	return r, o, n, nil
 }
 
 func (t *tree) remove(abs string) error {
