@@ -59,6 +59,16 @@ func TestRunPassesEverySandboxCase(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestRunPassesEveryEditorCase drives `dshhost run` with every case of
+// editor-cases.json: a case with a tooleditor key gets a deployment file
+// (--config) listing tooleditor with its overrides after toolfs (editor.md
+// §16); editor/not-in-default-deployment runs on the default deployment.
+func TestRunPassesEveryEditorCase(t *testing.T) {
+	cases, err := conformance.EditorCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {

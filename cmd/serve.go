@@ -35,6 +35,10 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
 		return 2
 	}
+	if c.watch && c.config == "" {
+		fmt.Fprintln(env.Stderr, program+": --watch needs a deployment file: pass --config FILE")
+		return 2
+	}
 	log, dep, ok := c.load(env, slog.LevelInfo)
 	if !ok {
 		return 2
@@ -82,9 +86,17 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
 	}
-	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if c.watch || dep.Watch {
+		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, program+":", err)
+			return 2
+		}
+		defer stopWatch() // before rt.close: no reload races the shutdown
+	}
+	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		log.Error("mcp server stopped", "err", err)

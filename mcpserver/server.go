@@ -45,7 +45,10 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string
-	listed   []string // tool names currently mirrored
+	listed   []string          // tool names currently mirrored
+	mirrored map[string]string // their descriptions, as JSON
+	held     int               // open Hold calls: changes wait for the last release
+	stale    bool              // a change came in while held
 
 	approvalKey []byte      // binds approval answers to their question (approval.go)
 	scope       *host.Scope // emits session/closed
@@ -84,11 +87,33 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.
 func (s *Server) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held > 0 {
+		s.stale = true
+		return
+	}
+	s.syncLocked()
+}
+
+// syncLocked mirrors the tool set: tools whose description is unchanged are
+// left alone, and the changed ones are added back to back, so one change
+// of the set is one debounced tools/list_changed.
+func (s *Server) syncLocked() {
 	current := s.reg.Tools()
 	var names []string
+	var changed []*mcp.Tool
+	next := map[string]string{}
 	for _, t := range current {
 		names = append(names, t.Name)
-		s.srv.AddTool(mcpTool(t), s.handler(t.Name))
+		mt := mcpTool(t)
+		desc, err := json.Marshal(mt)
+		next[t.Name] = string(desc)
+		if err != nil || s.mirrored[t.Name] != string(desc) {
+			changed = append(changed, mt)
+		}
+	}
+	s.mirrored = next
+	for _, mt := range changed {
+		s.srv.AddTool(mt, s.handler(mt.Name))
 	}
 	var gone []string
 	for _, n := range s.listed {

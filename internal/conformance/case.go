@@ -24,6 +24,9 @@ type Case struct {
 	// FSLocal holds provider config overrides put on the fslocal entry
 	// (for example {"hardLinks": "preserve"}); nil: none.
 	FSLocal map[string]any `json:"fslocal"`
+	// ToolEditor, when present ({} for defaults), mounts tooleditor with
+	// these config overrides after toolfs (editor.md §16).
+	ToolEditor map[string]any `json:"tooleditor"`
 	// FSSandbox, when present ({} for no overrides), mounts fssandbox with
 	// these config overrides right after fslocal (sandbox.md §5).
 	FSSandbox  map[string]any       `json:"fssandbox"`

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
+	"github.com/dsh-go/dsh/plugins/tooleditor"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -25,6 +27,8 @@ type Stack struct {
 	// FS, Policy and ToolFS are the instances; Policy is nil without the
 	// policy.
 	FS, Policy, ToolFS *host.Instance
+	// Editor is the tooleditor instance, nil unless Options.ToolEditor.
+	Editor *host.Instance
 	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
 	Sandbox *host.Instance
 	// W is the workspace: a fresh, symlink-free temporary directory, the
@@ -41,6 +45,9 @@ type Options struct {
 	// FSLocal holds fslocal config overrides, applied over the stack's cwd
 	// and root (nil: none).
 	FSLocal map[string]any
+	// ToolEditor, when not nil, mounts tooleditor after toolfs with this raw
+	// config (empty: defaults).
+	ToolEditor map[string]any
 	// W is the workspace to use instead of a fresh one.
 	W string
 	// FSSandbox, when non-nil, mounts fssandbox with this raw config right
@@ -63,7 +70,14 @@ func New(tb testing.TB, opts Options) *Stack {
 	h := host.New()
 	tb.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	s := &Stack{Host: h, W: w}
-	mount := func(p *host.Plugin, cfg any) *host.Instance {
+	// mount decodes a raw config as a deployment file's would be (config
+	// is the one decoder, host §3.7; a typed config is only validated),
+	// then mounts it.
+	mount := func(p *host.Plugin, raw any) *host.Instance {
+		cfg, err := config.Decode(p, raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		inst, err := h.Plugin(context.Background(), p, cfg)
 		if err != nil {
 			tb.Fatal(err)
@@ -83,6 +97,9 @@ func New(tb testing.TB, opts Options) *Stack {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
 	s.ToolFS = mount(toolfs.Plugin, opts.ToolFS)
+	if opts.ToolEditor != nil {
+		s.Editor = mount(tooleditor.Plugin, opts.ToolEditor)
+	}
 	if err := h.Audit(); err != nil {
 		tb.Fatal(err)
 	}
@@ -107,7 +124,7 @@ func (s *Stack) Call(ctx context.Context, session *tools.Session, tool, args str
 // w to it, as dshhost's loader does (config.WorkspaceUser).
 func sandboxConfig(tb testing.TB, raw map[string]any, w string) fssandbox.Config {
 	tb.Helper()
-	cfg, err := fssandbox.Plugin.DecodeConfig(raw)
+	cfg, err := config.Decode(fssandbox.Plugin, raw)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,10 +2,7 @@ package fslocal
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -39,58 +36,7 @@ import (
 // holds the new version and the LF views before and after. A no-op edit
 // still rewrites the file and changes its version.
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	if err := ctx.Err(); err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
-	}
-	lk, release, err := p.lockTarget(ctx, t, "edit")
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	defer release()
-
-	fi, err := p.statKey(t.Key)
-	switch {
-	case err != nil && absent(err):
-		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
-	case err != nil:
-		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
-	case !fi.Mode().IsRegular():
-		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
-	}
-	if fi, err = p.recoverBefore(ctx, t, "edit", fi); err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	switch {
-	case guard != nil && versionOf(fi) != guard.Version:
-		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
-	}
-	if err := ctx.Err(); err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
-	}
-	text, src, err := p.readPrior(ctx, t, "edit")
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	defer src.Close()
-	if strings.IndexByte(text, 0) >= 0 {
-		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
-	}
-	if !utf8.ValidString(text) {
-		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
-	}
-
-	data, view, err := literalEdit(text, req, t.DisplayPath)
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-
-	if err := p.commit(ctx, t, change{op: "edit", data: data, old: text, prior: fi, src: src, lock: lk}); err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	version, err := p.reprobe(t, "edit")
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	after, _ := eol.StripBOM(data)
-	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
+	return p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
+		return literalEdit(text, req, t.DisplayPath)
+	})
 }

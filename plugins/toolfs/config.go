@@ -10,20 +10,20 @@ import (
 // declaration order.
 type Config struct {
 	// ListMaxEntries is the most entries one `list` page shows. Default 200.
-	ListMaxEntries int `json:"listMaxEntries" invalid:"toolfs: listMaxEntries must be a positive integer"`
+	ListMaxEntries int `json:"listMaxEntries"`
 	// ReadLimit is both the default and the maximum `limit` of `read`, in
 	// lines. Default 2000.
-	ReadLimit int `json:"readLimit" invalid:"toolfs: readLimit must be a positive integer"`
+	ReadLimit int `json:"readLimit"`
 	// ReadMaxLineLength is how many UTF-16 code units of each line `read`
 	// keeps before truncating it (contract §6.7.4). Default 2000.
-	ReadMaxLineLength int `json:"readMaxLineLength" invalid:"toolfs: readMaxLineLength must be a positive integer"`
+	ReadMaxLineLength int `json:"readMaxLineLength"`
 	// ReadMaxBytes caps the UTF-8 bytes of the line texts one `read` returns
 	// (contract §6.7.3). Default 51200.
-	ReadMaxBytes int `json:"readMaxBytes" invalid:"toolfs: readMaxBytes must be a positive integer"`
+	ReadMaxBytes int `json:"readMaxBytes"`
 	// ReadStreamMinSize is the file size, in bytes, from which `read` streams
 	// the file instead of reading it whole; results are identical either
 	// way. Default 10485760 (10 MiB).
-	ReadStreamMinSize int64 `json:"readStreamMinSize" invalid:"toolfs: readStreamMinSize must be a positive integer"`
+	ReadStreamMinSize int64 `json:"readStreamMinSize"`
 }
 
 // DefaultConfig returns the defaults of contract §6.1.

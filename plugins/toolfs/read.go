@@ -5,9 +5,9 @@ import (
 	"errors"
 	"iter"
 	"strconv"
-	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/textstream"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -95,7 +95,7 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 	var chunks iter.Seq2[string, error]
 	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
 		var err error
-		if chunks, err = ts.stream(ctx, t); err != nil {
+		if chunks, err = textstream.Scan(ctx, ts.fs, t); err != nil {
 			return readValue{}, err
 		}
 	} else {
@@ -107,35 +107,6 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 	}
 	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
 	return scanWindow(chunks, spec, t.DisplayPath)
-}
-
-// stream returns t's text in chunks: through the provider's byte stream
-// when it has one (no copy per chunk), else through fsapi.Stream.
-func (ts *toolset) stream(ctx context.Context, t fsapi.Target) (iter.Seq2[string, error], error) {
-	bs, ok := ts.fs.(fsapi.ByteStreamer)
-	if !ok {
-		return fsapi.Stream(ctx, ts.fs, t)
-	}
-	chunks, err := bs.StreamBytes(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return aliasChunks(chunks), nil
-}
-
-// aliasChunks presents byte chunks as strings without copying them. Each
-// string aliases the provider's buffer and is valid only until the next
-// step; that is safe here because scanWindow hands every chunk to the line
-// scanner at once, and the scanner copies whatever it keeps before it asks
-// for the next chunk. No other code may receive these strings.
-func aliasChunks(chunks iter.Seq2[[]byte, error]) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		for b, err := range chunks {
-			if !yield(unsafe.String(unsafe.SliceData(b), len(b)), err) {
-				return
-			}
-		}
-	}
 }
 
 // renderRead renders with the call's limit, or readLimit without one

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-go/dsh/internal/quote"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -15,7 +16,7 @@ import (
 func renderList(p listPage) string {
 	var b strings.Builder
 	b.WriteString("<path>")
-	b.WriteString(renderName(p.Path))
+	b.WriteString(quote.Name(p.Path))
 	b.WriteString("</path>\n<type>directory</type>\n<content>\n")
 	for _, e := range p.Entries {
 		b.WriteString(e.renderedName())

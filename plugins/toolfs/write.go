@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/linediff"
+	"github.com/dsh-go/dsh/internal/remedy"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -38,11 +40,11 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	intent, err := events.FSWriteIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil })
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	out, err := ts.fs.WriteText(ctx, t, content, intent)
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
@@ -59,5 +61,5 @@ func renderWriteValue(v any) string {
 func writeMeta(args tools.Args, v any) any {
 	path, _ := args.String("file_path")
 	wv := v.(writeValue)
-	return newDiffMeta(path, wv.Before, wv.After)
+	return linediff.NewMeta(path, wv.Before, wv.After)
 }

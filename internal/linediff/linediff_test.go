@@ -1,4 +1,4 @@
-package toolfs
+package linediff
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func numbered(n int, change map[int]string) string {
 }
 
 // sides returns the hunks as {oldText|null, newText} JSON for comparison.
-func sides(t *testing.T, hunks []diffHunk) string {
+func sides(t *testing.T, hunks []Hunk) string {
 	t.Helper()
 	b, err := json.Marshal(hunks)
 	require.NoError(t, err)
@@ -67,13 +67,13 @@ func TestDiffHunks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.JSONEq(t, tc.want, sides(t, diffHunks("f.txt", tc.before, tc.after)))
+			assert.JSONEq(t, tc.want, sides(t, Hunks("f.txt", tc.before, tc.after)))
 		})
 	}
 }
 
 func TestDiffHunksKeepsTheRawPathArgument(t *testing.T) {
-	hunks := diffHunks("./sub/../w.txt", "a\n", "b\n")
+	hunks := Hunks("./sub/../w.txt", "a\n", "b\n")
 	require.Len(t, hunks, 1)
 	assert.Equal(t, "./sub/../w.txt", hunks[0].Path)
 }
@@ -92,7 +92,7 @@ func TestDiffMeta(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(newDiffMeta("w.txt", tc.before, tc.after))
+			b, err := json.Marshal(NewMeta("w.txt", tc.before, tc.after))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(b))
 		})
@@ -110,7 +110,7 @@ func checkSpans(t *testing.T, before, after string) {
 	spans := hunkSpans(a, b)
 	if before == after {
 		require.Empty(t, spans)
-		require.Equal(t, []diffHunk{}, diffHunks("p", before, after))
+		require.Equal(t, []Hunk{}, Hunks("p", before, after))
 		return
 	}
 	require.NotEmpty(t, spans)
@@ -143,7 +143,7 @@ func checkSpans(t *testing.T, before, after string) {
 	rebuilt = append(rebuilt, b[pb:]...)
 	require.Equal(t, after, strings.Join(rebuilt, ""))
 
-	hunks := diffHunks("p", before, after)
+	hunks := Hunks("p", before, after)
 	require.Len(t, hunks, len(spans))
 	for i, h := range hunks {
 		sp := spans[i]

@@ -1,4 +1,7 @@
-package toolfs
+// Package linediff computes the line-diff hunks of a mutation's meta
+// (contract §6.10): `{diffs: [{path, oldText, newText}]}`, shared by the
+// write and edit tools and the editor's str_replace and insert.
+package linediff
 
 import (
 	"strings"
@@ -11,35 +14,35 @@ import (
 // hunk (contract §6.10).
 const diffContext = 3
 
-// diffHunk is one entry of meta.diffs (contract §6.10): Path is the raw
+// Hunk is one entry of meta.diffs (contract §6.10): Path is the raw
 // file_path argument as the model sent it; OldText is the hunk's old side
 // (context and removed lines) and NewText its new side (context and added
 // lines), each joined with "\n" without a trailing newline. OldText is nil
 // (JSON null) when the old side has no line, a pure insertion.
-type diffHunk struct {
+type Hunk struct {
 	Path    string  `json:"path"`
 	OldText *string `json:"oldText"`
 	NewText string  `json:"newText"`
 }
 
-// diffMeta is the meta of a write or edit result: `{diffs}` (contract §6.8,
+// Meta is the meta of a write or edit result: `{diffs}` (contract §6.8,
 // §6.9). Diffs is never nil, so it marshals as `[]`.
-type diffMeta struct {
-	Diffs []diffHunk `json:"diffs"`
+type Meta struct {
+	Diffs []Hunk `json:"diffs"`
 }
 
-// newDiffMeta returns the meta of a write or edit on path (the raw
+// NewMeta returns the meta of a write or edit on path (the raw
 // file_path argument): no hunk when before is nil (a create, or a prior
-// file that was not text), else the hunks of diffHunks(path, *before, after).
+// file that was not text), else the hunks of Hunks(path, *before, after).
 // Contract §6.8 Meta, §6.9 Meta.
-func newDiffMeta(path string, before *string, after string) diffMeta {
+func NewMeta(path string, before *string, after string) Meta {
 	if before == nil {
-		return diffMeta{Diffs: []diffHunk{}}
+		return Meta{Diffs: []Hunk{}}
 	}
-	return diffMeta{Diffs: diffHunks(path, *before, after)}
+	return Meta{Diffs: Hunks(path, *before, after)}
 }
 
-// diffHunks returns one entry per hunk of a line diff between the LF texts
+// Hunks returns one entry per hunk of a line diff between the LF texts
 // before and after, in file order, with diffContext lines of context
 // (contract §6.10). Lines compare with their newline, so a last line that
 // gains or loses its final newline counts as changed; the "No newline at end
@@ -47,14 +50,14 @@ func newDiffMeta(path string, before *string, after string) diffMeta {
 // slice. The line diff is go-udiff's LCS, which is minimal for small
 // differences; when several minimal diffs exist, which one is used is not
 // contractual.
-func diffHunks(path, before, after string) []diffHunk {
-	hunks := []diffHunk{}
+func Hunks(path, before, after string) []Hunk {
+	hunks := []Hunk{}
 	if before == after {
 		return hunks
 	}
 	a, b := diffLines(before), diffLines(after)
 	for _, sp := range hunkSpans(a, b) {
-		h := diffHunk{Path: path, NewText: joinLines(b[sp.newLo:sp.newHi])}
+		h := Hunk{Path: path, NewText: joinLines(b[sp.newLo:sp.newHi])}
 		if sp.oldHi > sp.oldLo {
 			old := joinLines(a[sp.oldLo:sp.oldHi])
 			h.OldText = &old
