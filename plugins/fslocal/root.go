@@ -93,26 +93,27 @@ func longHandle(abs string) (*os.Root, string, error) {
 	return r, abs[1:], nil
 }
 
-func (t *tree) stat(abs string) (fs.FileInfo, error) {
-	r, n, err := t.handle(abs)
+// via runs one operation on the name n: plain on the path itself when r is
+// nil, else rooted through r; err (from handle) short-cuts both.
+func via[T any](r *os.Root, n string, err error, plain func(string) (T, error), rooted func(*os.Root, string) (T, error)) (T, error) {
 	switch {
 	case err != nil:
-		return nil, err
+		var zero T
+		return zero, err
 	case r == nil:
-		return os.Stat(n)
+		return plain(n)
 	}
-	return r.Stat(n)
+	return rooted(r, n)
+}
+
+func (t *tree) stat(abs string) (fs.FileInfo, error) {
+	r, n, err := t.handle(abs)
+	return via(r, n, err, os.Stat, (*os.Root).Stat)
 }
 
 func (t *tree) lstat(abs string) (fs.FileInfo, error) {
 	r, n, err := t.handle(abs)
-	switch {
-	case err != nil:
-		return nil, err
-	case r == nil:
-		return os.Lstat(n)
-	}
-	return r.Lstat(n)
+	return via(r, n, err, os.Lstat, (*os.Root).Lstat)
 }
 
 func (t *tree) openFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
@@ -130,13 +131,7 @@ func (t *tree) openFile(abs string, flag int, perm fs.FileMode) (*os.File, error
 // are examined one name at a time (fstatat) without re-walking abs.
 func (t *tree) openDir(abs string) (*os.Root, error) {
 	r, n, err := t.handle(abs)
-	switch {
-	case err != nil:
-		return nil, err
-	case r == nil:
-		return os.OpenRoot(n)
-	}
-	return r.OpenRoot(n)
+	return via(r, n, err, os.OpenRoot, (*os.Root).OpenRoot)
 }
 
 func (t *tree) mkdirAll(abs string, perm fs.FileMode) error {
@@ -211,39 +206,19 @@ func (t *tree) remove(abs string) error {
 // (Resolve's walk judges where links lead), through "/" when it is long.
 func lstatAny(abs string) (fs.FileInfo, error) {
 	r, n, err := longHandle(abs)
-	switch {
-	case err != nil:
-		return nil, err
-	case r == nil:
-		return os.Lstat(n)
-	}
-	return r.Lstat(n)
+	return via(r, n, err, os.Lstat, (*os.Root).Lstat)
 }
 
 func readlinkAny(abs string) (string, error) {
 	r, n, err := longHandle(abs)
-	switch {
-	case err != nil:
-		return "", err
-	case r == nil:
-		return os.Readlink(n)
-	}
-	return r.Readlink(n)
+	return via(r, n, err, os.Readlink, (*os.Root).Readlink)
 }
 
 // readNamesAny returns the names in the directory abs, inside the tree or
 // not, through "/" when it is long.
 func readNamesAny(abs string) ([]string, error) {
 	r, n, err := longHandle(abs)
-	var d *os.File
-	switch {
-	case err != nil:
-		return nil, err
-	case r == nil:
-		d, err = os.Open(n)
-	default:
-		d, err = r.Open(n)
-	}
+	d, err := via(r, n, err, os.Open, (*os.Root).Open)
 	if err != nil {
 		return nil, err
 	}
