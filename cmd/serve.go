@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -43,6 +42,7 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if !ok {
 		return 2
 	}
+	tuneGC()
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
 	if !ws.settled && refusedGuess(dep.Workspace) {
 		// Boot on an empty private directory so tools/list and the
@@ -71,9 +71,9 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		Ready:     ws.ready,
 		NeedRoots: func() bool { return !ws.isSettled() },
 		UseRoots: func(ctx context.Context, roots []*mcp.Root) {
-			dir, err := firstRoot(roots)
+			dir, err := usableRoot(roots)
 			if err != nil {
-				ws.settle()
+				ws.settle(err.Error())
 				log.Info("no workspace from the client's roots", "reason", err)
 				return
 			}
@@ -96,18 +96,20 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		}
 		defer stopWatch() // before rt.close: no reload races the shutdown
 	}
+	if c.http.addr != "" {
+		log.Info("serving MCP over streamable HTTP", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
+		code := serveHTTP(sigctx, env, c.http, srv, log)
+		log.Info("shutting down")
+		return code
+	}
 	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
-	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	err = srv.Run(sigctx, &mcpserver.StdioTransport{Reader: env.Stdin, Writer: env.Stdout})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		log.Error("mcp server stopped", "err", err)
 	}
 	log.Info("shutting down")
 	return 0
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // refusedGuess reports whether dir is / or the user's home directory.
 func refusedGuess(dir string) bool {
@@ -131,6 +133,7 @@ type workspace struct {
 	dir     string
 	settled bool   // chosen by flag, env or file: never retargeted
 	refused string // the refused guess, until a root arrives
+	noRoot  string // why the client's roots gave no workspace, once asked
 }
 
 func (w *workspace) current() string {
@@ -156,7 +159,10 @@ func (w *workspace) describe() string {
 func (w *workspace) ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.refused != "" {
+	switch {
+	case w.refused != "" && w.noRoot != "" && w.noRoot != errNoRoots.Error():
+		return fmt.Errorf("%s has no workspace: it was started in %s and %s; restart it with --workspace DIR", program, w.refused, w.noRoot)
+	case w.refused != "":
 		return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 	}
 	return nil
@@ -195,7 +201,7 @@ func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env En
 		return err
 	}
 	rt.dep, w.dir, w.refused = dep, dir, ""
-	rt.log.Info("workspace set from the client's first root", "workspace", dir)
+	rt.log.Info("workspace set from the client's first usable root", "workspace", dir)
 	return nil
 }
 
@@ -205,24 +211,9 @@ func (w *workspace) isSettled() bool {
 	return w.settled
 }
 
-// settle stops asking for roots.
-func (w *workspace) settle() {
+// settle stops asking for roots; why says why they gave no workspace.
+func (w *workspace) settle(why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.settled = true
-}
-
-// firstRoot returns the client's first root as a local directory.
-func firstRoot(roots []*mcp.Root) (string, error) {
-	if len(roots) == 0 {
-		return "", errors.New("the client has no roots")
-	}
-	u, err := url.Parse(roots[0].URI)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", fmt.Errorf("the first root %q is not a file: URI", roots[0].URI)
-	}
-	if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("the first root %q is not a directory", u.Path)
-	}
-	return filepath.Clean(u.Path), nil
+	w.settled, w.noRoot = true, why
 }

@@ -61,7 +61,10 @@ func TestServeOverStdio(t *testing.T) {
 	schema, err := json.Marshal(read.InputSchema)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"type":"object","properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}},"required":["file_path"]}`, string(schema))
-	assert.NotNil(t, read.OutputSchema)
+	outSchema, err := json.Marshal(read.OutputSchema)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":"integer"},"capped":{"type":"boolean"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`,
+		string(outSchema), "the advertised output schema is the summary's (contract §5.4a)")
 	assert.True(t, read.Annotations.ReadOnlyHint)
 	assert.True(t, *byName["edit"].Annotations.DestructiveHint)
 	assert.True(t, *byName["write"].Annotations.DestructiveHint)
@@ -71,11 +74,13 @@ func TestServeOverStdio(t *testing.T) {
 	res := callTool(t, cs, "read", map[string]any{"file_path": "config.txt"})
 	assert.False(t, res.IsError)
 	assert.Equal(t, "<path>"+w+"/config.txt</path>\n<type>file</type>\n<content>\n1: mode=DEBUG\n2: level=info\n\n(End of file - total 2 lines)\n</content>", text(t, res))
-	assert.NotNil(t, res.StructuredContent)
+	assert.Equal(t, map[string]any{"path": w + "/config.txt", "offset": 1.0, "endLine": 2.0, "totalLines": 2.0, "capped": false}, res.StructuredContent,
+		"structuredContent is the summary, not the lines (contract §5.4a)")
 
 	res = callTool(t, cs, "edit", map[string]any{"file_path": "config.txt", "old_string": "DEBUG", "new_string": "RELEASE"})
 	assert.False(t, res.IsError)
 	assert.Equal(t, "The file "+w+"/config.txt has been updated successfully.", text(t, res))
+	assert.Equal(t, map[string]any{"path": w + "/config.txt", "replacements": 1.0}, res.StructuredContent)
 	diffs, _ := json.Marshal(res.Meta["diffs"])
 	assert.JSONEq(t, `[{"path":"config.txt","oldText":"mode=DEBUG\nlevel=info","newText":"mode=RELEASE\nlevel=info"}]`, string(diffs))
 
@@ -131,6 +136,12 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 		assert.True(t, res.IsError)
 		assert.Equal(t, "Error: dshhost has no workspace: it was started in / and the client offered no roots; restart it with --workspace DIR", text(t, res))
 	})
+	t.Run("with only refused roots", func(t *testing.T) {
+		cs := start(t, &mcp.Root{URI: "file:///", Name: "everything"})
+		res := callTool(t, cs, "list", map[string]any{})
+		assert.True(t, res.IsError)
+		assert.Equal(t, `Error: dshhost has no workspace: it was started in / and the client's roots were refused: "file:///" (the file system root is never used as the workspace); restart it with --workspace DIR`, text(t, res))
+	})
 }
 
 // TestServeShutsDownCleanlyOnSIGTERM: a signal ends serve with every plugin
@@ -168,6 +179,32 @@ func TestServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
 	for _, id := range []string{"toolfs", "fspolicy", "fssandbox", "fslocal", "tools"} {
 		assert.Contains(t, log, `instance=`+id+` from=UNLOADING to=DISPOSED`, "%s is disposed", id)
 	}
+}
+
+// TestServeBoundsTheDiffs: over diffMaxBytes an edit's _meta carries
+// diffsOmitted instead of the diffs, and its structured content stays the
+// summary (contract §5.4a [D20]).
+func TestServeBoundsTheDiffs(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "a.txt"), "alpha\nbeta\ngamma\n")
+	cmd := exec.Command(binary, "serve", "--workspace", w, "--set", "toolfs.diffMaxBytes=10", "--disable", "fspolicy")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	res := callTool(t, cs, "edit", map[string]any{"file_path": "a.txt", "old_string": "beta", "new_string": "BETA"})
+	require.False(t, res.IsError, text(t, res))
+	assert.Equal(t, true, res.Meta["diffsOmitted"])
+	assert.NotContains(t, res.Meta, "diffs")
+	assert.Equal(t, map[string]any{"path": w + "/a.txt", "replacements": 1.0}, res.StructuredContent)
+
+	res = callTool(t, cs, "write", map[string]any{"file_path": "b.txt", "content": "x\n"})
+	require.False(t, res.IsError, text(t, res))
+	assert.Equal(t, map[string]any{"path": w + "/b.txt", "operation": "create"}, res.StructuredContent)
+	diffs, _ := json.Marshal(res.Meta["diffs"])
+	assert.JSONEq(t, `[]`, string(diffs), "a create has no hunks, so nothing to omit")
 }
 
 // TestServeWatchReloadsTheFile: `serve --watch` picks up a change of its

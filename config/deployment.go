@@ -56,6 +56,11 @@ type Entry struct {
 // from; Load accepts it and leaves it to the CLI.
 const LogLevelVariable = "DSH_LOG_LEVEL"
 
+// MCPTokenVariable is the environment variable `serve --http` reads its
+// bearer token from; every command accepts it (so one environment serves
+// them all) and Load leaves it to the CLI.
+const MCPTokenVariable = "DSH_MCP_TOKEN"
+
 // Enabled returns the entries that are not disabled, in order.
 func (d *Deployment) Enabled() []Entry {
 	var out []Entry

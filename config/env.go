@@ -31,11 +31,11 @@ func (l *loader) envLayer(workspace *string) *env.Env {
 				return "", nil
 			}
 			e, key := l.matchEnv(rest)
-			if strings.EqualFold(name, LogLevelVariable) {
+			if strings.EqualFold(name, LogLevelVariable) || strings.EqualFold(name, MCPTokenVariable) {
 				return "", nil // the CLI's
 			}
 			if e == nil {
-				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL or DSH_<ID>_<KEY>)")
+				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL, DSH_MCP_TOKEN or DSH_<ID>_<KEY>)")
 				return "", nil
 			}
 			if key == "" {

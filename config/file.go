@@ -136,7 +136,7 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 			}
 			e.id = id
 		}
-		if !idPattern.MatchString(e.id) {
+		if !validID(e.id) {
 			l.issue(l.source, path+".id", fmt.Sprintf("id %q may contain only letters, digits, '-' and '_'", e.id))
 			continue
 		}

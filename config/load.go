@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -42,9 +41,23 @@ type Options struct {
 	Known func() []string
 }
 
-// idPattern is what an entry id may contain: it is addressed by env
-// variables and by `--set ID.key`.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// validID reports whether id is a valid entry id, [A-Za-z0-9_-]+: an id is
+// addressed by env variables and by `--set ID.key`.
+//
+// It is a plain loop rather than a regexp compiled at package init: every
+// command loads a deployment, and start-up does no work it does not need.
+func validID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // entryInfo is what the file stage knows of one entry.
 type entryInfo struct {

@@ -6,8 +6,9 @@
 // returns; it sends the assembled prompt sections as the server's
 // instructions. Calls go through [tools.Registry.Execute]: the registry, not
 // the SDK, validates arguments, so the model sees the contract's messages
-// (contract §5); the result's text becomes text content, its structured value
-// structured content, and a coded failure's {name, code} goes in _meta.
+// (contract §5); the result's text becomes text content, the tool's summary
+// structured content (contract §5.4a), and a coded failure's {name, code}
+// goes in _meta.
 //
 // Every MCP session is its own tools.Session (its own read-before-edit
 // state, contract §4); a client's cancellation reaches the tool's context.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,13 @@ type Options struct {
 	NeedRoots func() bool
 	// UseRoots receives the client's roots, in the client's order.
 	UseRoots func(ctx context.Context, roots []*mcp.Root)
+	// MaxInFlight caps the tool calls that run at once, over all sessions;
+	// the rest wait for a slot. 0 means DefaultMaxInFlight (64).
+	MaxInFlight int
+	// CallTimeout bounds one tool call: past it the call's context is
+	// cancelled and its result is `Error: tool call timed out after <n> ms`
+	// ({TimeoutError, TIMEOUT}). 0 means DefaultCallTimeout (5 minutes).
+	CallTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -50,6 +58,8 @@ type Server struct {
 	held     int               // open Hold calls: changes wait for the last release
 	stale    bool              // a change came in while held
 
+	limits *callLimits // calls in flight and their timeout (limits.go)
+
 	approvalKey []byte      // binds approval answers to their question (approval.go)
 	scope       *host.Scope // emits session/closed
 }
@@ -62,7 +72,8 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s,
+		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout)}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -128,7 +139,9 @@ func (s *Server) syncLocked() {
 }
 
 // mcpTool describes t for tools/list, its schemas passed through byte for
-// byte.
+// byte. The advertised outputSchema is the tool's summary schema, not the
+// schema of its in-process value (contract §5.4a [D20]); a tool without a
+// summary advertises none.
 func mcpTool(t tools.Tool) *mcp.Tool {
 	mt := &mcp.Tool{
 		Name:        t.Name,
@@ -139,8 +152,8 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 	if len(mt.InputSchema.(json.RawMessage)) == 0 {
 		mt.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
-	if len(t.Output) > 0 {
-		mt.OutputSchema = json.RawMessage(t.Output)
+	if t.Summary != nil && len(t.SummarySchema) > 0 {
+		mt.OutputSchema = json.RawMessage(t.SummarySchema)
 	}
 	return mt
 }
@@ -164,7 +177,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		session := s.session(req.Session)
 		var asked *approval
 		session.Ask, asked = s.askFunc(req, session.ID)
-		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		res := s.limits.run(ctx, func(ctx context.Context) tools.Result {
+			return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		})
 		if ask := asked.inputRequired(); ask != nil {
 			return ask, nil
 		}
@@ -172,57 +187,40 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	}
 }
 
-// rootsRequest is the id of the input request for the client's roots.
-const rootsRequest = "dshhost/roots"
-
-// roots runs the roots exchange while NeedRoots holds: it returns the
-// input-required result that asks for them, or nil once they were handed to
-// UseRoots (or the client cannot offer any).
-func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	if s.opts.NeedRoots == nil || s.opts.UseRoots == nil || !s.opts.NeedRoots() {
-		return nil
-	}
-	if req.Params != nil {
-		if resp, ok := req.Params.InputResponses[rootsRequest]; ok {
-			lr, _ := resp.(*mcp.ListRootsResult)
-			if lr != nil {
-				s.opts.UseRoots(ctx, lr.Roots)
-			} else {
-				s.opts.UseRoots(ctx, nil)
-			}
-			return nil
-		}
-	}
-	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
-		s.opts.UseRoots(ctx, nil)
-		return nil
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
-}
-
-// toMCP converts a registry result: text content, isError, the structured
-// value, and in _meta the failure's {name, code} ("error") or the tool's
-// metadata fields (e.g. "diffs").
+// toMCP converts a registry result (contract §5.4a [D20]): the text content
+// once, isError, the tool's summary as structuredContent (never the
+// in-process value, which may hold whole files), and in _meta the failure's
+// {name, code} ("error") or the tool's metadata fields (e.g. "diffs" or
+// "diffsOmitted"). It never looks at the tool's name.
 func toMCP(res tools.Result) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: res.IsError}
+	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content))}
 	for _, b := range res.Content {
 		out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
 	}
-	if !res.IsError {
-		out.StructuredContent = res.Value
+	if !res.IsError && res.Summary != nil {
+		out.StructuredContent = res.Summary
 	}
 	if res.Error != nil && res.Error.Info != nil {
 		out.Meta = mcp.Meta{"error": res.Error.Info}
 	}
 	if res.Meta != nil {
-		var fields map[string]any
-		if b, err := json.Marshal(res.Meta); err == nil && json.Unmarshal(b, &fields) == nil {
-			out.Meta = mcp.Meta(fields)
-		} else {
-			out.Meta = mcp.Meta{"meta": res.Meta}
-		}
+		out.Meta = metaFields(res.Meta)
 	}
 	return out
+}
+
+// metaFields returns a tool's metadata as _meta fields: a map as it is,
+// any other value through its JSON object form, and a value that is no
+// JSON object under the one field "meta".
+func metaFields(meta any) mcp.Meta {
+	if m, ok := meta.(map[string]any); ok {
+		return mcp.Meta(m)
+	}
+	var fields map[string]any
+	if b, err := json.Marshal(meta); err == nil && json.Unmarshal(b, &fields) == nil && fields != nil {
+		return mcp.Meta(fields)
+	}
+	return mcp.Meta{"meta": meta}
 }
 
 // session returns the tools.Session of an MCP session, made on first use

@@ -65,9 +65,14 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 // one session cannot be edited by the other (contract §4).
 func TestTwoSessionsHaveTheirOwnObservations(t *testing.T) {
 	s := newStack(t)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
-	a, b := s.connect(t), s.connect(t)
+	assertIsolated(t, s, s.connect(t), s.connect(t))
+}
 
+// assertIsolated checks on a and b, two sessions of s's server, that a read
+// by a does not let b edit, and that a can.
+func assertIsolated(t *testing.T, s *stack, a, b *mcp.ClientSession) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
 	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
 	require.False(t, isErr)
 	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})

@@ -80,38 +80,65 @@ func TestDiffHunksKeepsTheRawPathArgument(t *testing.T) {
 
 func TestDiffMeta(t *testing.T) {
 	before := "a\nb\n"
+	big := numbered(2000, nil)
 	tests := []struct {
-		name   string
-		before *string
-		after  string
-		want   string
+		name    string
+		before  *string
+		after   string
+		omitted bool
+		bounds  Bounds
+		want    string
 	}{
-		{"a create has diffs [] (§6.8)", nil, "x\n", `{"diffs":[]}`},
-		{"an identical overwrite has diffs [] (§6.8)", &before, before, `{"diffs":[]}`},
-		{"an update of w.txt (E26)", &before, "x\ny\n", `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"a create has diffs [] (§6.8)", nil, "x\n", false, DefaultBounds, `{"diffs":[]}`},
+		{"an identical overwrite has diffs [] (§6.8)", &before, before, false, DefaultBounds, `{"diffs":[]}`},
+		{"an update of w.txt (E26)", &before, "x\ny\n", false, DefaultBounds, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"texts the provider left out give diffsOmitted (§5.4a)", nil, "", true, DefaultBounds, `{"diffsOmitted":true}`},
+		{"a prior text past the basis gives diffsOmitted", &big, "x\n", false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffsOmitted":true}`},
+		{"a new text past the basis gives diffsOmitted", &before, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffsOmitted":true}`},
+		{"a create has diffs [] whatever its size (§6.8)", nil, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffs":[]}`},
+		{"diffs over diffMaxBytes are omitted", &big, "x\n", false, Bounds{MaxBytes: 1000, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
+		{"diffs of exactly diffMaxBytes are kept", &before, "x\ny\n", false, Bounds{MaxBytes: 6, BasisMaxBytes: 10485760}, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"diffs one byte over diffMaxBytes are omitted", &before, "x\ny\n", false, Bounds{MaxBytes: 5, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(NewMeta("w.txt", tc.before, tc.after))
+			b, err := json.Marshal(BoundedMeta("w.txt", tc.before, tc.after, tc.omitted, tc.bounds))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(b))
 		})
 	}
+	m, err := json.Marshal(NewMeta("w.txt", &before, "x\ny\n"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`, string(m), "NewMeta is bounded by the defaults")
 }
 
-// checkSpans asserts that the hunk spans of before→after tile both texts:
+// TestDiffOfALargeTextLooksOnlyAtTheChange: a one-line change in a large
+// text gives the same hunk as in a small one, and diffing it splits only the
+// changed region into lines (the allocation stays far below the text's
+// size).
+func TestDiffOfALargeTextLooksOnlyAtTheChange(t *testing.T) {
+	before := numbered(200000, nil)
+	after := numbered(200000, map[int]string{100000: "CHANGED"})
+	var hunks []Hunk
+	allocs := testing.AllocsPerRun(3, func() { hunks = Hunks("f", before, after) })
+	require.Len(t, hunks, 1)
+	assert.Equal(t, "line99997\nline99998\nline99999\nline100000\nline100001\nline100002\nline100003", *hunks[0].OldText)
+	assert.Equal(t, "line99997\nline99998\nline99999\nCHANGED\nline100001\nline100002\nline100003", hunks[0].NewText)
+	assert.Less(t, allocs, 200.0, "only the changed region is split and diffed")
+}
+
+// checkTiling asserts that the hunk spans of before→after tile both texts:
 // outside the spans the texts agree line for line, each span holds a
 // change, spans are ordered and separated by more than 2×diffContext
 // unchanged lines, and substituting the new side of every span into before
 // gives after.
-func checkSpans(t *testing.T, before, after string) {
+func checkTiling(t *testing.T, before, after string) (a, b []string, spans []hunkSpan) {
 	t.Helper()
-	a, b := diffLines(before), diffLines(after)
-	spans := hunkSpans(a, b)
+	a, b = diffLines(before), diffLines(after)
+	spans = hunkSpans(a, b)
 	if before == after {
 		require.Empty(t, spans)
-		require.Equal(t, []Hunk{}, Hunks("p", before, after))
-		return
+		return a, b, spans
 	}
 	require.NotEmpty(t, spans)
 	var rebuilt []string
@@ -142,20 +169,35 @@ func checkSpans(t *testing.T, before, after string) {
 	require.Equal(t, a[pa:], b[pb:], "unchanged tail")
 	rebuilt = append(rebuilt, b[pb:]...)
 	require.Equal(t, after, strings.Join(rebuilt, ""))
+	return a, b, spans
+}
 
+// checkSpans checks the tiling of the whole texts' spans, then that the
+// hunks diffHunks returns come from the changed region alone: outside it the
+// texts agree, the region's spans tile it, and each hunk is one span's
+// sides. Where several minimal diffs exist the region's may differ from the
+// whole texts' (contract §6.10 leaves that open).
+func checkSpans(t *testing.T, before, after string) {
+	t.Helper()
+	checkTiling(t, before, after)
 	hunks := Hunks("p", before, after)
+	if before == after {
+		require.Equal(t, []Hunk{}, hunks)
+		return
+	}
+	lo, hb, ha := changedRegion(before, after)
+	require.Equal(t, before[:lo], after[:lo], "common leading lines")
+	require.Equal(t, before[hb:], after[ha:], "common trailing lines")
+	require.True(t, lo == 0 || before[lo-1] == '\n', "the region starts a line")
+	require.True(t, hb == len(before) || before[hb-1] == '\n', "the region ends a line")
+	a, b, spans := checkTiling(t, before[lo:hb], after[lo:ha])
 	require.Len(t, hunks, len(spans))
 	for i, h := range hunks {
 		sp := spans[i]
 		require.Equal(t, sp.oldHi == sp.oldLo, h.OldText == nil, "oldText is null exactly when the old side is empty")
-		// Each side is its lines joined with "\n", without a trailing newline.
-		if sp.newHi > sp.newLo {
-			require.Len(t, strings.Split(h.NewText, "\n"), sp.newHi-sp.newLo)
-		} else {
-			require.Empty(t, h.NewText)
-		}
+		require.Equal(t, joinLines(b[sp.newLo:sp.newHi]), h.NewText, "hunk %d new side", i)
 		if h.OldText != nil {
-			require.Len(t, strings.Split(*h.OldText, "\n"), sp.oldHi-sp.oldLo)
+			require.Equal(t, joinLines(a[sp.oldLo:sp.oldHi]), *h.OldText, "hunk %d old side", i)
 		}
 	}
 }
@@ -180,5 +222,25 @@ func TestDiffSpansProperty(t *testing.T) {
 		t.Run("pair "+strconv.Itoa(i)+" tiles both texts", func(t *testing.T) {
 			checkSpans(t, pair[0], pair[1])
 		})
+	}
+}
+
+func TestCommonPrefixAndSuffix(t *testing.T) {
+	long := strings.Repeat("0123456789", 100) // longer than compareBlock
+	tests := []struct {
+		a, b           string
+		prefix, suffix int
+	}{
+		{"", "", 0, 0},
+		{"abc", "abc", 3, 3},
+		{"abc", "abd", 2, 0},
+		{"xbc", "abc", 0, 2},
+		{long + "X" + long, long + "Y" + long, len(long), len(long)},
+		{long, long + "tail", len(long), 0},
+		{"head" + long, long, 0, len(long)},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.prefix, commonPrefix(tc.a, tc.b), "prefix of %.20q, %.20q", tc.a, tc.b)
+		assert.Equal(t, tc.suffix, commonSuffix(tc.a, tc.b), "suffix of %.20q, %.20q", tc.a, tc.b)
 	}
 }

@@ -63,18 +63,28 @@ const (
 // that is not text (a NUL anywhere, or invalid UTF-8); otherwise it is the
 // prior text without its BOM and with CRLF→LF. After is the supplied content
 // with CRLF→LF, not the on-disk bytes.
+//
+// BasisOmitted reports that the prior file or the content exceeded the diff
+// basis bound ([DiffBasis], contract §5.4a [D20]): Before is then nil and
+// After empty, and no diff can be computed.
 type WriteOutcome struct {
-	Operation Operation
-	Version   Version
-	Before    *string
-	After     string
+	Operation    Operation
+	Version      Version
+	Before       *string
+	After        string
+	BasisOmitted bool
 }
 
 // EditOutcome is the result of a successful EditText (contract §2.1, §3.8
 // step 11): the new Version and the LF views (BOM removed, CRLF→LF) of the
-// file before and after.
+// file before and after, and Replacements, the number of spans replaced (1
+// without ReplaceAll). When the file before or after exceeds the diff basis
+// bound ([DiffBasis], contract §5.4a [D20]), Before and After are empty and
+// BasisOmitted is true.
 type EditOutcome struct {
-	Version Version
-	Before  string
-	After   string
+	Version      Version
+	Before       string
+	After        string
+	Replacements int
+	BasisOmitted bool
 }

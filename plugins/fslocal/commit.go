@@ -17,10 +17,11 @@ type change struct {
 	// op is "write" or "edit": it words the abort (`<op> aborted`) and
 	// permission (`cannot <op> "<p>": permission denied`) errors.
 	op string
-	// data is the new content; old the current one ("" for a create).
-	data, old string
+	// data is the new content.
+	data string
 	// prior is the followed stat of the existing regular file, nil when the
-	// target is absent; src that file, open for reading (nil when absent).
+	// target is absent; src that file, open for reading, when the caller has
+	// it (nil: the commit opens it when it needs it).
 	prior fs.FileInfo
 	src   *os.File
 	// exclusive asks a create to publish without replacing: a file that
@@ -97,10 +98,15 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 		if err := f.Chmod(c.prior.Mode().Perm()); err != nil {
 			return fail(coded(op, t.DisplayPath, err))
 		}
-		if c.src != nil {
-			if err := keepXattrs(c.src, f); err != nil {
+		src := c.src
+		if src == nil {
+			if src, err = p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
 				return fail(coded(op, t.DisplayPath, err))
 			}
+			defer src.Close()
+		}
+		if err := keepXattrs(src, f); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -2,7 +2,9 @@ package fslocal
 
 import (
 	"context"
+	"strings"
 
+	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -33,10 +35,27 @@ import (
 // endings of untouched lines, lone CRs, the final-newline state ([D1]). The
 // commit is that of WriteText (in place for a multi-link file under
 // "preserve", else a staged replace keeping mode and owner). The outcome
-// holds the new version and the LF views before and after. A no-op edit
-// still rewrites the file and changes its version.
+// holds the new version, the number of spans replaced, and the LF views
+// before and after, unless the file before or after is larger than the diff
+// basis bound carried by ctx (fsapi.DiffBasis): then the views are empty and
+// BasisOmitted is true (contract §5.4a [D20]). A no-op edit still rewrites
+// the file and changes its version.
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	return p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
-		return literalEdit(text, req, t.DisplayPath)
+	replaced := 0
+	out, err := p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
+		data, view, err := literalEdit(text, req, t.DisplayPath)
+		if err == nil {
+			replaced = 1
+			if req.ReplaceAll {
+				// The spans replaced are the non-overlapping occurrences.
+				replaced = strings.Count(view, eol.ToLF(req.OldString))
+			}
+		}
+		return data, view, err
 	})
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	out.Replacements = replaced
+	return out, nil
 }

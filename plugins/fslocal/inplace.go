@@ -157,10 +157,10 @@ func parseMark(cp *os.File) (m rewriteMark, progress string, ok bool) {
 // for op, except a file the process may not open for writing (FS_PERMISSION_DENIED,
 // [D7]) and a refusal of the confinement root (FS_SANDBOX_DENIED).
 func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
-	op, data, old := c.op, c.data, c.old
+	op, data := c.op, c.data
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
 	p.sweep(c.lock.at(dir), dir)
-	f, err := p.tree.openFile(t.Key, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	f, err := p.tree.openFile(t.Key, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return coded(op, t.DisplayPath, err)
 	}
@@ -175,8 +175,8 @@ func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
 	}
 	sum := sha256.Sum256([]byte(data))
 	m := rewriteMark{dev: uint64(st.Dev), ino: st.Ino, version: versionOf(fi),
-		newLen: int64(len(data)), oldLen: int64(len(old)), sum: hex.EncodeToString(sum[:])}
-	cp, cpPath, err := p.stageRewrite(dir, base, &m, progressOf(fi), data, old)
+		newLen: int64(len(data)), oldLen: fi.Size(), sum: hex.EncodeToString(sum[:])}
+	cp, cpPath, err := p.stageRewrite(dir, base, &m, progressOf(fi), data, f)
 	if err != nil {
 		return notChanged(op, t, err)
 	}
@@ -189,7 +189,7 @@ func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
 		p.tree.remove(cpPath)
 		return notChanged(op, t, err)
 	}
-	if err := record(cp, f, &m); err != nil {
+	if err := recordProgress(cp, f, &m); err != nil {
 		p.tree.remove(cpPath)
 		return notChanged(op, t, err)
 	}
@@ -236,8 +236,10 @@ func copyDisplay(t fsapi.Target, cpPath string) string {
 }
 
 // stageRewrite creates, locks, fills and fsyncs the marked copy of m in dir
-// (step 1), and fsyncs dir. On failure nothing is left behind.
-func (p *Provider) stageRewrite(dir, base string, m *rewriteMark, progress, data, old string) (*os.File, string, error) {
+// (step 1), and fsyncs dir: the header, data, then the m.oldLen current
+// bytes copied from the target f (never held whole in memory). On failure
+// nothing is left behind.
+func (p *Provider) stageRewrite(dir, base string, m *rewriteMark, progress, data string, f *os.File) (*os.File, string, error) {
 	path := joinName(dir, stagingPrefix(base)+uuid.NewString()+rewriteSuffix)
 	cp, err := p.tree.openFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
@@ -254,7 +256,11 @@ func (p *Provider) stageRewrite(dir, base string, m *rewriteMark, progress, data
 		_, err = io.WriteString(cp, data)
 	}
 	if err == nil {
-		_, err = io.WriteString(cp, old)
+		var n int64
+		n, err = io.Copy(cp, io.NewSectionReader(f, 0, m.oldLen))
+		if err == nil && n != m.oldLen {
+			err = io.ErrUnexpectedEOF
+		}
 	}
 	if err == nil {
 		err = cp.Sync()
@@ -299,8 +305,8 @@ func reserve(f *os.File, size, growth int64) error {
 	return nil
 }
 
-// record writes f's current ctime, mtime and size into cp's progress record.
-func record(cp, f *os.File, m *rewriteMark) error {
+// recordProgress writes f's current ctime, mtime and size into cp's progress record.
+func recordProgress(cp, f *os.File, m *rewriteMark) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -325,7 +331,7 @@ func applyRewrite(f, cp *os.File, m *rewriteMark) error {
 			return err
 		}
 		rewriteHook("written")
-		if err := record(cp, f, m); err != nil {
+		if err := recordProgress(cp, f, m); err != nil {
 			return err
 		}
 		rewriteHook("recorded")
@@ -334,7 +340,7 @@ func applyRewrite(f, cp *os.File, m *rewriteMark) error {
 	if err := f.Truncate(m.newLen); err != nil {
 		return err
 	}
-	if err := record(cp, f, m); err != nil {
+	if err := recordProgress(cp, f, m); err != nil {
 		return err
 	}
 	rewriteHook("truncated")

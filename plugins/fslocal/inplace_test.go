@@ -234,11 +234,39 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 				assert.Equal(t, copies, scratch(t, w.dir), "the copy is kept")
 				entries, err := w.p.ListDir(ctx, w.target("."))
 				require.NoError(t, err)
-				for _, e := range entries {
+				cheap, err := w.p.ListEntries(ctx, w.target("."), fsapi.ListOptions{})
+				require.NoError(t, err)
+				for _, e := range append(entries, cheap...) {
 					assert.False(t, fslocal.IsScratchName(e.Name), "list skips the copy")
 				}
+				assert.Len(t, cheap, 2, "a.txt and b.txt")
 			}
 			assert.Zero(t, w.p.LockCount())
 		})
 	}
+}
+
+// TestInPlaceRewritePastTheDiffBasis: a prior file larger than the diff
+// basis is never read whole ([D20]); the marked copy then takes the old
+// bytes from the file itself, so a failed rewrite still restores them.
+func TestInPlaceRewritePastTheDiffBasis(t *testing.T) {
+	ctx := fsapi.WithDiffBasis(context.Background(), 1024)
+	w := newWorkspace(t, preserve)
+	old := strings.Repeat("o", 64<<10)
+	linked(t, w, old)
+	restore := fslocal.SetRewriteHook(func(step string) error {
+		if step == "write" {
+			return &os.PathError{Op: "write", Path: "x", Err: syscall.EIO}
+		}
+		return nil
+	})
+	_, err := w.p.WriteText(ctx, w.target("a.txt"), "new\n", nil)
+	restore()
+	assert.EqualError(t, err, `cannot write "`+w.path("a.txt")+`": input/output error; the file was restored`)
+	assert.True(t, old == w.content("b.txt"), "the old bytes came back from the copy")
+	out, err := w.p.WriteText(ctx, w.target("a.txt"), "new\n", nil)
+	require.NoError(t, err)
+	assert.True(t, out.BasisOmitted)
+	assert.Equal(t, "new\n", w.content("b.txt"))
+	assert.Empty(t, scratch(t, w.dir))
 }

@@ -21,7 +21,8 @@ import (
 // the old one, or an error that ends the call with nothing written. The new
 // text is committed as WriteText commits, under the cross-process lock too
 // ([D18]), the version re-probed, and the outcome holds the LF views before
-// and after.
+// and after, or, when the text before or after is larger than the diff basis
+// bound carried by ctx, BasisOmitted and no views (contract §5.4a [D20]).
 func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.EditGuard, edit func(text string) (data, view string, err error)) (fsapi.EditOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
@@ -67,13 +68,19 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 		return fsapi.EditOutcome{}, err
 	}
 
-	if err := p.commit(ctx, t, change{op: "edit", data: data, old: text, prior: fi, src: src, lock: lk}); err != nil {
+	if err := p.commit(ctx, t, change{op: "edit", data: data, prior: fi, src: src, lock: lk}); err != nil {
 		return fsapi.EditOutcome{}, err
 	}
 	version, err := p.reprobe(t, "edit")
 	if err != nil {
 		return fsapi.EditOutcome{}, err
 	}
+	out := fsapi.EditOutcome{Version: version}
+	if basis := fsapi.DiffBasis(ctx); int64(len(text)) > basis || int64(len(data)) > basis {
+		out.BasisOmitted = true // [D20]: no texts past the diff basis
+		return out, nil
+	}
 	after, _ := eol.StripBOM(data)
-	return fsapi.EditOutcome{Version: version, Before: view, After: eol.ToLF(after)}, nil
+	out.Before, out.After = view, eol.ToLF(after)
+	return out, nil
 }

@@ -43,7 +43,11 @@ import (
 //
 // The outcome's Before is nil for a create and for a prior file that is not
 // text (a NUL anywhere, or invalid UTF-8), else its text without BOM and with
-// CRLF→LF; After is content with CRLF→LF (not the on-disk bytes).
+// CRLF→LF; After is content with CRLF→LF (not the on-disk bytes). When the
+// prior file or content is larger than the diff basis bound carried by ctx
+// (fsapi.DiffBasis, 10 MiB by default), Before is nil, After empty and
+// BasisOmitted true; a larger prior file is then streamed for its BOM and
+// dominance, 64 KiB at a time, and never held whole (contract §5.4a [D20]).
 func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
@@ -71,23 +75,40 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 		return fsapi.WriteOutcome{}, err
 	}
 
-	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate, After: eol.ToLF(content)}
-	data, prior := content, ""
-	var src *os.File
+	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate}
+	data := content
+	var src *os.File // the prior file, when read whole
+	basis := fsapi.DiffBasis(ctx)
 	if fi != nil {
 		out.Operation = fsapi.OperationUpdate
-		prior, src, err = p.readPrior(ctx, t, "write")
-		if err != nil {
-			return fsapi.WriteOutcome{}, err
+		if fi.Size() > basis {
+			// [D20]: past the diff basis the prior file is only streamed
+			// for its BOM and line-ending dominance, never held whole.
+			shape, err := p.scanPrior(ctx, t, "write")
+			if err != nil {
+				return fsapi.WriteOutcome{}, err
+			}
+			data, out.BasisOmitted = shape.encode(content), true
+		} else {
+			prior, f, err := p.readPrior(ctx, t, "write")
+			if err != nil {
+				return fsapi.WriteOutcome{}, err
+			}
+			defer f.Close()
+			src = f
+			if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
+				before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
+				out.Before = &before
+			}
+			data = encodeLike(prior, content)
 		}
-		defer src.Close()
-		if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
-			before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
-			out.Before = &before
-		}
-		data = encodeLike(prior, content)
 	}
-	c := change{op: "write", data: data, old: prior, prior: fi, src: src, lock: lk,
+	if out.BasisOmitted || int64(len(content)) > basis {
+		out.Before, out.BasisOmitted = nil, true
+	} else {
+		out.After = eol.ToLF(content)
+	}
+	c := change{op: "write", data: data, prior: fi, src: src, lock: lk,
 		exclusive: intent != nil && intent.Kind == fsapi.CreateIfAbsent}
 	if err := p.commit(ctx, t, c); err != nil {
 		return fsapi.WriteOutcome{}, err
@@ -127,15 +148,7 @@ func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) erro
 // brings U+FEFF itself, and a CRLF-dominant prior turns content's bare LFs
 // into CRLF. prior is inspected as bytes, text or not.
 func encodeLike(prior, content string) string {
-	rest, bom := eol.StripBOM(prior)
-	data := content
-	if eol.CRLFDominant(rest) {
-		data = eol.BareLFToCRLF(data)
-	}
-	if bom && !strings.HasPrefix(content, eol.BOM) {
-		data = eol.BOM + data
-	}
-	return data
+	return shapeOf(prior).encode(content)
 }
 
 // readPrior reads the whole existing file t for a mutation op ("write" or

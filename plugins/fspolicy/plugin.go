@@ -11,7 +11,8 @@ import (
 type Config struct{}
 
 // Plugin is the `fspolicy` plugin. Each activation starts with no
-// observations and drops them all when it ends (contract §4 "Disposal").
+// observations and drops them all when it ends (contract §4 "Disposal"); a
+// session's observations are dropped when session/closed names it.
 var Plugin = host.Define[Config]("fspolicy", apply)
 
 func apply(_ context.Context, s *host.Scope, _ Config) error {
@@ -22,7 +23,10 @@ func apply(_ context.Context, s *host.Scope, _ Config) error {
 	if _, err := events.FSEditIntent.On(s, p.editIntent); err != nil {
 		return err
 	}
-	_, err := events.FSObserved.On(s, p.observed)
+	if _, err := events.FSObserved.On(s, p.observed); err != nil {
+		return err
+	}
+	_, err := events.SessionClosed.On(s, p.closed)
 	return err
 }
 

@@ -88,3 +88,22 @@ func (p *policy) observed(_ context.Context, o events.Observation) error {
 	m[o.Target.Key] = observation{kind: o.Kind, version: o.Version}
 	return nil
 }
+
+// closed drops everything the session id observed (session/closed, issue
+// 12): a long-lived server that opens and closes many sessions keeps no
+// state for the closed ones. A later call carrying the same id starts from
+// nothing, as a new session does.
+func (p *policy) closed(_ context.Context, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.obs, id)
+	return nil
+}
+
+// sessions returns how many sessions have observations: the size of the
+// state, for tests.
+func (p *policy) sessions() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.obs)
+}

@@ -86,7 +86,7 @@ func (e *editor) mutate(ctx context.Context, c call, exec *tools.Exec, notRegula
 	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
 	}
-	return result{Command: c.command, Path: t.DisplayPath, before: &out.Before, after: out.After,
+	return result{Command: c.command, Path: t.DisplayPath, before: &out.Before, after: out.After, omitted: out.BasisOmitted,
 		text: "The file " + fsapi.Display(t.DisplayPath) + " has been edited successfully."}, nil
 }
 

@@ -47,7 +47,10 @@ func (e *editor) tool() tools.Tool {
 		Name: ToolName, Description: e.cfg.Description, Parameters: json.RawMessage(parameters),
 		Output: json.RawMessage(output), Destructive: true, Execute: e.execute,
 		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(result).text)} },
-		Meta:   resultMeta,
+		// The value's JSON form is the summary {command, path} (editor.md
+		// §4.4, contract §5.4a).
+		Summary: func(_ tools.Args, v any) any { return v }, SummarySchema: json.RawMessage(output),
+		Meta: resultMeta,
 		ConcurrencySafe: func(args tools.Args) bool {
 			cmd, _ := args.String("command")
 			return cmd == cmdView
@@ -65,6 +68,7 @@ type result struct {
 	text    string
 	before  *string
 	after   string
+	omitted bool // the provider left out the texts (past the diff basis)
 }
 
 // CheckOutput implements tools.OutputChecker: the command is one of the

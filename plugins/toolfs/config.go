@@ -2,6 +2,7 @@ package toolfs
 
 import (
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/internal/linediff"
 )
 
 // Config is the toolfs plugin's config (contract §6.1). Every value must be
@@ -24,16 +25,27 @@ type Config struct {
 	// the file instead of reading it whole; results are identical either
 	// way. Default 10485760 (10 MiB).
 	ReadStreamMinSize int64 `json:"readStreamMinSize"`
+	// DiffMaxBytes bounds the `_meta.diffs` of a write or edit: the total
+	// bytes of the hunks' old and new texts. Over it the diffs are left out
+	// and the meta is `{diffsOmitted: true}` (contract §5.4a [D20]). Default
+	// 65536.
+	DiffMaxBytes int `json:"diffMaxBytes"`
+	// DiffBasisMaxBytes is the size, in bytes, of a file's text before or
+	// after a write or edit past which no diff is computed; the provider then
+	// does not hold a larger prior file whole for a write (contract §5.4a
+	// [D20], fsapi.WithDiffBasis). Default 10485760 (10 MiB).
+	DiffBasisMaxBytes int64 `json:"diffBasisMaxBytes"`
 }
 
-// DefaultConfig returns the defaults of contract §6.1.
+// DefaultConfig returns the defaults of contract §6.1 and §5.4a.
 func DefaultConfig() Config {
-	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760}
+	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760,
+		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760}
 }
 
-// Validate checks every value is at least 1, in the order of contract §6.1,
-// and reports the first failure as `toolfs: <key> must be a positive
-// integer`.
+// Validate checks every value is at least 1, in the order of contract §6.1
+// then the two diff bounds of §5.4a, and reports the first failure as
+// `toolfs: <key> must be a positive integer`.
 func (c Config) Validate() error {
 	checks := []struct {
 		key   string
@@ -44,6 +56,8 @@ func (c Config) Validate() error {
 		{"readMaxLineLength", int64(c.ReadMaxLineLength)},
 		{"readMaxBytes", int64(c.ReadMaxBytes)},
 		{"readStreamMinSize", c.ReadStreamMinSize},
+		{"diffMaxBytes", int64(c.DiffMaxBytes)},
+		{"diffBasisMaxBytes", c.DiffBasisMaxBytes},
 	}
 	for _, ch := range checks {
 		if ch.value < 1 {
@@ -51,4 +65,9 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// diffBounds are the activation's diff bounds (contract §5.4a).
+func (ts *toolset) diffBounds() linediff.Bounds {
+	return linediff.Bounds{MaxBytes: ts.cfg.DiffMaxBytes, BasisMaxBytes: ts.cfg.DiffBasisMaxBytes}
 }

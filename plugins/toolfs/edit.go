@@ -12,10 +12,17 @@ import (
 )
 
 // editValue is the structured value of an edit (contract §6.2).
+//
+// It is the in-process value; MCP sends its summary instead (summary.go).
+// replacements is the number of spans replaced, and basisOmitted says that
+// the file was too large for Before and After (contract §5.4a [D20]); neither
+// is marshalled.
 type editValue struct {
-	Path   string `json:"path"`
-	Before string `json:"before"`
-	After  string `json:"after"`
+	Path         string `json:"path"`
+	Before       string `json:"before"`
+	After        string `json:"after"`
+	replacements int
+	basisOmitted bool
 }
 
 // edit runs the edit tool (contract §6.9): validation in order, the
@@ -47,14 +54,15 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, remedy.Shape(err)
 	}
-	out, err := ts.fs.EditText(ctx, t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
+	out, err := ts.fs.EditText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
 		return nil, remedy.Shape(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
 	}
-	return editValue{Path: t.DisplayPath, Before: out.Before, After: out.After}, nil
+	return editValue{Path: t.DisplayPath, Before: out.Before, After: out.After,
+		replacements: out.Replacements, basisOmitted: out.BasisOmitted}, nil
 }
 
 // renderEditResult words the result by the replace_all argument, even when
@@ -64,11 +72,12 @@ func renderEditResult(args tools.Args, v any) []tools.Block {
 	return []tools.Block{tools.TextBlock(renderEdit(v.(editValue).Path, replaceAll))}
 }
 
-// editMeta is `{diffs}` over the raw file_path argument (contract §6.9).
-func editMeta(args tools.Args, v any) any {
+// editMeta is `{diffs}` over the raw file_path argument (contract §6.9),
+// bounded by diffMaxBytes and diffBasisMaxBytes (§5.4a [D20]).
+func (ts *toolset) editMeta(args tools.Args, v any) any {
 	path, _ := args.String("file_path")
 	ev := v.(editValue)
-	return linediff.NewMeta(path, &ev.Before, ev.After)
+	return linediff.BoundedMeta(path, &ev.Before, ev.After, ev.basisOmitted, ts.diffBounds())
 }
 
 // blankString is the contract's blank check (§3.2) for tool arguments.

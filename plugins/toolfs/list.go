@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// list runs the list tool (contract §6.6): validation, resolve, ListDir,
-// then the page. It makes no stat call and emits no fs/observed.
+// list runs the list tool (contract §6.6): validation, resolve, the
+// listing (the provider's cheap EntryLister when it has one, [D21], else
+// ListDir), then the page. It makes no stat call and emits no fs/observed.
 func (ts *toolset) list(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	path := "."
 	if args.Has("path") {
@@ -29,7 +31,9 @@ func (ts *toolset) list(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, err
 	}
-	children, err := ts.fs.ListDir(ctx, t)
+	// The text and the summary need names and types only: the cheap
+	// listing (contract §3.6 [D21]), sorted once, by newListPage.
+	children, err := fsapi.ListEntries(ctx, ts.fs, t, fsapi.ListOptions{})
 	if err != nil {
 		return nil, err
 	}

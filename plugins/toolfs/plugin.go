@@ -71,13 +71,17 @@ func (ts *toolset) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
 		{Name: "list", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: json.RawMessage(listParameters),
-			Output: json.RawMessage(listOutput), ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue), ConcurrencySafe: always},
+			Output: json.RawMessage(listOutput), ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue),
+			Summary: summarizeList, SummarySchema: json.RawMessage(listSummarySchema), ConcurrencySafe: always},
 		{Name: "read", Description: readDescription, Parameters: readParameters(ts.cfg.ReadLimit),
-			Output: json.RawMessage(readOutput), ReadOnly: true, Execute: ts.read, Render: ts.renderRead, ConcurrencySafe: always},
+			Output: json.RawMessage(readOutput), ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
+			Summary: ts.summarizeRead, SummarySchema: json.RawMessage(readSummarySchema), ConcurrencySafe: always},
 		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters),
-			Output: json.RawMessage(writeOutput), Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue), Meta: writeMeta},
+			Output: json.RawMessage(writeOutput), Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
+			Summary: summarizeWrite, SummarySchema: json.RawMessage(writeSummarySchema), Meta: ts.writeMeta},
 		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters),
-			Output: json.RawMessage(editOutput), Destructive: true, Execute: ts.edit, Render: renderEditResult, Meta: editMeta},
+			Output: json.RawMessage(editOutput), Destructive: true, Execute: ts.edit, Render: renderEditResult,
+			Summary: summarizeEdit, SummarySchema: json.RawMessage(editSummarySchema), Meta: ts.editMeta},
 	}
 }
 

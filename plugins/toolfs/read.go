@@ -112,9 +112,13 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 // renderRead renders with the call's limit, or readLimit without one
 // (contract §6.7.5).
 func (ts *toolset) renderRead(args tools.Args, v any) []tools.Block {
-	limit := ts.cfg.ReadLimit
+	return []tools.Block{tools.TextBlock(renderRead(v.(readValue), ts.readLimit(args)))}
+}
+
+// readLimit is the call's limit argument, or readLimit without one.
+func (ts *toolset) readLimit(args tools.Args) int {
 	if n, ok := args.Number("limit"); ok {
-		limit = int(n)
+		return int(n)
 	}
-	return []tools.Block{tools.TextBlock(renderRead(v.(readValue), limit))}
+	return ts.cfg.ReadLimit
 }

@@ -110,18 +110,26 @@ func renderRead(v readValue, limit int) string {
 // are none; the window is capped when it holds fewer than limit lines and
 // endLine < totalLines.
 func readFooter(v readValue, limit int) string {
-	endLine := max(0, v.Offset-1)
-	if n := len(v.Lines); n > 0 {
-		endLine = v.Lines[n-1].Number
-	}
+	endLine, capped := windowEnd(v, limit)
 	off, end, next := strconv.Itoa(v.Offset), strconv.Itoa(endLine), strconv.Itoa(endLine+1)
 	switch {
-	case len(v.Lines) < limit && endLine < v.TotalLines:
+	case capped:
 		return "(Output capped. Showing lines " + off + "-" + end + ". Use offset=" + next + " to continue.)"
 	case endLine < v.TotalLines:
 		return "(Showing lines " + off + "-" + end + " of " + strconv.Itoa(v.TotalLines) + ". Use offset=" + next + " to continue.)"
 	}
 	return "(End of file - total " + strconv.Itoa(v.TotalLines) + " lines)"
+}
+
+// windowEnd returns a read window's endLine, the last line's number or
+// max(0, offset−1) when there are none, and whether it is capped: fewer than
+// limit lines and endLine < totalLines (contract §6.7.5).
+func windowEnd(v readValue, limit int) (endLine int, capped bool) {
+	endLine = max(0, v.Offset-1)
+	if n := len(v.Lines); n > 0 {
+		endLine = v.Lines[n-1].Number
+	}
+	return endLine, len(v.Lines) < limit && endLine < v.TotalLines
 }
 
 // renderWrite returns the text of a write result: five lines saying

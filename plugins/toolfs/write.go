@@ -13,11 +13,16 @@ import (
 
 // writeValue is the structured value of a write (contract §6.2): Before is
 // nil (JSON null) for a create or a prior file that was not text.
+//
+// It is the in-process value; MCP sends its summary instead (summary.go).
+// basisOmitted says that the prior file or the content was too large for
+// Before and After (contract §5.4a [D20]); it is not marshalled.
 type writeValue struct {
-	Path      string          `json:"path"`
-	Operation fsapi.Operation `json:"operation"`
-	Before    *string         `json:"before"`
-	After     string          `json:"after"`
+	Path         string          `json:"path"`
+	Operation    fsapi.Operation `json:"operation"`
+	Before       *string         `json:"before"`
+	After        string          `json:"after"`
+	basisOmitted bool
 }
 
 // write runs the write tool (contract §6.8): validation, the escalation
@@ -42,14 +47,14 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, remedy.Shape(err)
 	}
-	out, err := ts.fs.WriteText(ctx, t, content, intent)
+	out, err := ts.fs.WriteText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, content, intent)
 	if err != nil {
 		return nil, remedy.Shape(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
 	}
-	return writeValue{Path: t.DisplayPath, Operation: out.Operation, Before: out.Before, After: out.After}, nil
+	return writeValue{Path: t.DisplayPath, Operation: out.Operation, Before: out.Before, After: out.After, basisOmitted: out.BasisOmitted}, nil
 }
 
 func renderWriteValue(v any) string {
@@ -57,9 +62,13 @@ func renderWriteValue(v any) string {
 	return renderWrite(wv.Path, wv.Operation)
 }
 
-// writeMeta is `{diffs}` over the raw file_path argument (contract §6.8).
-func writeMeta(args tools.Args, v any) any {
+// writeMeta is `{diffs}` over the raw file_path argument (contract §6.8),
+// bounded by diffMaxBytes and diffBasisMaxBytes (§5.4a [D20]).
+func (ts *toolset) writeMeta(args tools.Args, v any) any {
 	path, _ := args.String("file_path")
 	wv := v.(writeValue)
-	return linediff.NewMeta(path, wv.Before, wv.After)
+	// A create has no hunk whatever its size; an update past the basis
+	// has no texts to diff.
+	omitted := wv.basisOmitted && wv.Operation == fsapi.OperationUpdate
+	return linediff.BoundedMeta(path, wv.Before, wv.After, omitted, ts.diffBounds())
 }

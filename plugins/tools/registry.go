@@ -30,8 +30,29 @@ type Registry struct {
 type entry struct {
 	tool   Tool
 	params paramSchema
-	output *jsonschema.Resolved
 	calls  inflight // drained when the tool is removed
+
+	// The output schema is compiled on the first call whose value has no
+	// CheckOutput of its own, not at registration: boot stays cheap, and a
+	// tool whose values check themselves never compiles it.
+	outputOnce sync.Once
+	output     *jsonschema.Resolved
+	outputErr  error
+}
+
+// outputSchema returns the compiled output schema, nil when the tool has
+// none. The schema's JSON was checked at registration; an error here is a
+// schema the validator cannot resolve.
+func (e *entry) outputSchema() (*jsonschema.Resolved, error) {
+	e.outputOnce.Do(func() {
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(e.tool.Output, &sch); err != nil {
+			e.outputErr = fmt.Errorf("output schema: %w", err)
+			return
+		}
+		e.output, e.outputErr = sch.Resolve(nil)
+	})
+	return e.output, e.outputErr
 }
 
 type watcher struct{ fn func() }
@@ -43,8 +64,10 @@ func NewRegistry() *Registry { return &Registry{} }
 // Register adds t on behalf of s: the tool is listed and callable until s
 // ends or the returned Disposer runs (contract §1: disposing toolfs
 // unregisters its tools). It fails when t has no name or no Execute, when its
-// schemas are malformed, when a tool of that name is already registered, or
-// with host.ErrInactive when s is inactive.
+// parameter schema is malformed, when its output or summary schema is not a
+// JSON object, when it has a Summary without a SummarySchema, when a tool of
+// that name is already registered, or with host.ErrInactive when s is
+// inactive. The output schema is compiled on first use, not here.
 func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 	if t.Name == "" || t.Execute == nil {
 		return nil, errors.New("tools: a tool needs a name and an Execute function")
@@ -53,16 +76,16 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	e := &entry{tool: t, params: params}
-	if len(bytes.TrimSpace(t.Output)) > 0 {
-		var sch jsonschema.Schema
-		if err := json.Unmarshal(t.Output, &sch); err != nil {
-			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
-		}
-		if e.output, err = sch.Resolve(nil); err != nil {
-			return nil, fmt.Errorf("tool %q: output schema: %w", t.Name, err)
-		}
+	if err := checkSchemaObject("output schema", t.Output); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
+	if err := checkSchemaObject("summary schema", t.SummarySchema); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if t.Summary != nil && len(bytes.TrimSpace(t.SummarySchema)) == 0 {
+		return nil, fmt.Errorf("tool %q: a Summary needs a SummarySchema", t.Name)
+	}
+	e := &entry{tool: t, params: params}
 	r.mu.Lock()
 	for _, x := range r.tools.load() {
 		if x.tool.Name == t.Name {
@@ -205,8 +228,8 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	if ctx.Err() != nil {
 		return failure(&Error{Name: abortName, Code: "ABORTED", Message: "tool call aborted"})
 	}
-	if e.output != nil {
-		if err := checkOutput(e.output, value); err != nil {
+	if len(e.tool.Output) > 0 {
+		if err := checkOutput(e, value); err != nil {
 			return failure(&Error{Name: outputName, Code: "INVALID_TOOL_OUTPUT", Message: fmt.Sprintf(`tool "%s" returned invalid output: %s`, name, err)})
 		}
 	}
@@ -216,11 +239,26 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 		if x.Parent == nil && e.tool.Meta != nil {
 			res.Meta = e.tool.Meta(args, value)
 		}
+		if e.tool.Summary != nil {
+			res.Summary = e.tool.Summary(args, value)
+		}
 		return nil
 	}); err != nil {
 		return failure(err)
 	}
 	return res
+}
+
+// checkSchemaObject checks that a schema, when given, is a JSON object.
+func checkSchemaObject(what string, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] != '{' || !json.Valid(raw) {
+		return fmt.Errorf("%s: not a JSON object", what)
+	}
+	return nil
 }
 
 func render(t Tool, args Args, value any) []Block {
@@ -245,12 +283,16 @@ type OutputChecker interface {
 	CheckOutput() error
 }
 
-// checkOutput validates value against the output schema: through its own
+// checkOutput validates value against e's output schema: through its own
 // CheckOutput when it has one, else its JSON form with the generic
-// validator (contract §5.2 step 7).
-func checkOutput(schema *jsonschema.Resolved, value any) error {
+// validator, compiling the schema on first use (contract §5.2 step 7).
+func checkOutput(e *entry, value any) error {
 	if c, ok := value.(OutputChecker); ok {
 		return c.CheckOutput()
+	}
+	schema, err := e.outputSchema()
+	if err != nil {
+		return err
 	}
 	b, err := json.Marshal(value)
 	if err != nil {

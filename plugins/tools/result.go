@@ -30,14 +30,18 @@ type Failure struct {
 }
 
 // Result is what every call returns (contract §5.4). On success IsError is
-// false, Value is the structured value and Meta the optional metadata of a
-// top-level call. On failure IsError is true, Content is the single text
-// block `Error: <message>` and Error describes it.
+// false, Value is the structured value (in process only, checked against the
+// tool's output schema), Meta the optional metadata of a top-level call, and
+// Summary the tool's summary (nil without a [Summarizer]), which MCP sends
+// as structuredContent (contract §5.4a [D20]). On failure IsError is true,
+// Content is the single text block `Error: <message>`, Error describes it,
+// and there is no Value and no Summary.
 type Result struct {
 	IsError bool
 	Content []Block
 	Value   any
 	Meta    any
+	Summary any
 	Error   *Failure
 }
 

@@ -35,6 +35,17 @@ type Tool struct {
 	Render func(args Args, value any) []Block
 	// Meta computes a top-level call's metadata (e.g. diffs). Optional.
 	Meta func(args Args, value any) any
+	// Summary returns a successful call's summary: a small value, never
+	// file content, that the MCP front end sends as structuredContent
+	// (contract §5.4a [D20]). It is the tool's [Summarizer], beside its
+	// renderer. Nil means the call has no summary: no structuredContent and
+	// no outputSchema over MCP.
+	Summary Summarizer
+	// SummarySchema is the JSON Schema of every value Summary returns,
+	// advertised as the tool's MCP outputSchema (contract §5.4a). It is not
+	// checked at run time; the tool's tests check its summaries against it.
+	// Required when Summary is set.
+	SummarySchema json.RawMessage
 	// ConcurrencySafe reports whether a call with these (schema-valid)
 	// arguments may run in parallel with others (contract §5.5). Nil means
 	// exclusive.

@@ -1,0 +1,97 @@
+// Command dshbench measures dshhost against the alternatives people would
+// pick instead, in one run, and prints the figures and their ratios. It is a
+// tool, not a test: `go test ./...` never runs it.
+//
+//	go run ./cmd/dshbench [-official DIR] [-quick] [-n 200]
+//
+// It builds dshhost and a Go hello-world with a plain `go build`, makes its
+// fixtures in a temporary directory, then
+//
+//   - drives `dshhost serve` over stdio with raw JSON-RPC (no SDK in the
+//     client) and reports p50/p99 per call and the response bytes of read (a
+//     2,000-line file), list (200 entries) and edit (one line of a 10 MB
+//     file), with the server's peak RSS over the edits; when node and the
+//     official MCP filesystem server (npm @modelcontextprotocol/server-filesystem,
+//     its directory given by -official or DSHBENCH_OFFICIAL) are installed,
+//     the same calls against it, side by side, with ratios; otherwise that
+//     column is skipped with a message;
+//   - times whole processes (median wall time): `dshhost call read` of a
+//     small file against the hello-world, the first window of a 200 MB file
+//     against `wc -l`, a list of 10,200 entries against `ls -l`, and the
+//     peak RSS of writing 5 bytes over a 1 GB file.
+//
+// -quick leaves out the 200 MB and 1 GB fixtures; -only sessions or -only
+// processes runs one half; -dshhost BINARY measures a given binary. docs/benchmarks.md
+// explains the figures and the goals they are checked against.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+func main() {
+	official := flag.String("official", os.Getenv("DSHBENCH_OFFICIAL"), "directory of the installed @modelcontextprotocol/server-filesystem package, or a directory whose node_modules holds it (empty: skip the side-by-side runs)")
+	node := flag.String("node", "node", "the node binary")
+	n := flag.Int("n", 200, "calls per measured series (edits: n/10)")
+	quick := flag.Bool("quick", false, "leave out the 200 MB and 1 GB fixtures")
+	keep := flag.Bool("keep", false, "keep the temporary directory")
+	only := flag.String("only", "", "comma-separated parts to run: sessions, processes (empty: both)")
+	dshhost := flag.String("dshhost", "", "a dshhost binary to measure instead of building one")
+	flag.Parse()
+
+	work, err := os.MkdirTemp("", "dshbench-")
+	if err != nil {
+		fatal(err)
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	b := &bench{work: work, ws: filepath.Join(work, "ws"), n: *n, quick: *quick, dshhost: *dshhost}
+	fmt.Printf("dshbench: %s/%s, %d CPUs, work dir %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), work)
+	if err := b.build(); err != nil {
+		fatal(err)
+	}
+	if err := b.fixtures(); err != nil {
+		fatal(err)
+	}
+	if entry, err := findOfficial(*official); err != nil {
+		fmt.Println("official server: skipped:", err)
+	} else {
+		b.official = []string{*node, entry}
+	}
+	if *only == "" || strings.Contains(*only, "sessions") {
+		b.sessions()
+	}
+	if *only == "" || strings.Contains(*only, "processes") {
+		b.processes()
+	}
+	b.report()
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "dshbench:", err)
+	os.Exit(2)
+}
+
+// findOfficial returns the official server's entry point (dist/index.js)
+// under dir, which is the package directory or one whose node_modules holds
+// it.
+func findOfficial(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("no -official directory (npm install @modelcontextprotocol/server-filesystem somewhere, then pass -official DIR)")
+	}
+	for _, p := range []string{
+		filepath.Join(dir, "dist", "index.js"),
+		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js"),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no dist/index.js of @modelcontextprotocol/server-filesystem under %s", dir)
+}

@@ -1,0 +1,228 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxMessageBytes is the largest JSON-RPC message a StdioTransport
+// reads, 64 MiB: a write of a file of several MB fits many times over.
+const DefaultMaxMessageBytes = 64 << 20
+
+// StdioTransport is an mcp.Transport over a byte stream with newline-delimited
+// JSON-RPC, one message per line, that survives bad input: where the SDK's
+// IOTransport ends the session on the first line it cannot decode, this one
+// answers it and reads on.
+//
+//   - A line that is not JSON gets a -32700 "parse error" reply with id null;
+//     one that is JSON but not a JSON-RPC message (`42`, `[]`, `{}`, a batch)
+//     gets -32600 "invalid request". Blank lines are skipped. Batches are
+//     refused: MCP 2025-06-18 removed them.
+//   - A line longer than MaxMessageBytes is discarded up to its newline and
+//     answered with -32600; memory stays bounded by MaxMessageBytes.
+//   - A response whose result the SDK has already encoded is written as it
+//     is, not encoded a second time inside the JSON-RPC envelope (that pass
+//     re-compacted every byte of a read's text).
+//
+// Reader is never closed (stdin cannot be unblocked portably; the reading
+// goroutine ends with the stream), Writer is not closed either; Close only
+// ends the connection. Contract-wise it is the framing of issue 12.
+type StdioTransport struct {
+	Reader io.Reader
+	Writer io.Writer
+	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int
+}
+
+// Connect starts reading and returns the connection. It is called once per
+// transport.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	limit := t.MaxMessageBytes
+	if limit <= 0 {
+		limit = DefaultMaxMessageBytes
+	}
+	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{})}
+	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), limit)
+	return c, nil
+}
+
+type stdioRead struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// stdioConn is one StdioTransport connection.
+type stdioConn struct {
+	writeMu sync.Mutex
+	w       io.Writer
+
+	incoming  chan stdioRead
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// readLoop reads lines until the stream ends or the connection closes,
+// delivering messages and answering the lines that are not.
+func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
+	for {
+		line, tooLong, err := readLine(r, limit)
+		switch {
+		case tooLong:
+			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
+		case len(bytes.TrimSpace(line)) > 0:
+			if msg, code, why := decodeLine(line); msg != nil {
+				if !c.deliver(stdioRead{msg: msg}) {
+					return
+				}
+			} else {
+				c.reject(code, why)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF // a clean end of the client's stream
+			}
+			c.deliver(stdioRead{err: err})
+			return
+		}
+	}
+}
+
+// deliver hands r to Read; false when the connection closed first.
+func (c *stdioConn) deliver(r stdioRead) bool {
+	select {
+	case c.incoming <- r:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// readLine returns the next line without its newline, at most limit bytes.
+// A longer line is consumed to its newline and reported as tooLong, without
+// keeping more than limit bytes. err is the stream's error after the line
+// (io.EOF at the end; a final line without a newline is still returned).
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 { // +1: the newline itself
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		return bytes.TrimSuffix(line, []byte{'\n'}), false, err
+	}
+}
+
+// decodeLine decodes one line as a JSON-RPC message, or returns the
+// error code and message of its reply.
+// The line is decoded once; only a line that fails is scanned again, to
+// tell bad JSON from a JSON value that is no message.
+func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
+	trimmed := bytes.TrimSpace(line)
+	if trimmed[0] == '{' {
+		if msg, err := jsonrpc.DecodeMessage(trimmed); err == nil {
+			return msg, 0, ""
+		} else if json.Valid(trimmed) {
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
+		}
+	}
+	if !json.Valid(trimmed) {
+		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
+	}
+	return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+}
+
+// reject writes an error reply with id null (JSON-RPC 2.0 §5 for a request
+// whose id cannot be known). A failure to write ends nothing here: the next
+// Write reports it.
+func (c *stdioConn) reject(code int64, message string) {
+	msg, _ := json.Marshal(message)
+	frame := `{"jsonrpc":"2.0","id":null,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(msg) + "}}\n"
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, _ = io.WriteString(c.w, frame)
+}
+
+// Read returns the next message, io.EOF at the end of the stream, or an
+// error once the connection is closed or ctx is done.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case r := <-c.incoming:
+		return r.msg, r.err
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write writes msg as one line. A successful response carries the result
+// the SDK already encoded, spliced into the envelope as it is.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	frame, err := encodeFrame(msg)
+	if err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return errors.New("mcpserver: write on a closed connection")
+	default:
+	}
+	_, err = c.w.Write(frame)
+	return err
+}
+
+// encodeFrame returns msg's line, newline included.
+func encodeFrame(msg jsonrpc.Message) ([]byte, error) {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 && resp.ID.IsValid() &&
+		bytes.IndexByte(resp.Result, '\n') < 0 {
+		id, err := json.Marshal(resp.ID.Raw())
+		if err != nil {
+			return nil, err
+		}
+		frame := make([]byte, 0, len(resp.Result)+len(id)+40)
+		frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+		frame = append(frame, id...)
+		frame = append(frame, `,"result":`...)
+		frame = append(frame, resp.Result...)
+		return append(frame, "}\n"...), nil
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// Close ends the connection: Read returns, Write fails. It is safe to call
+// more than once.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID is empty: a stdio connection has no session id.
+func (c *stdioConn) SessionID() string { return "" }

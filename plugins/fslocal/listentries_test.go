@@ -1,0 +1,91 @@
+package fslocal_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/fslocal"
+)
+
+var _ fsapi.EntryLister = (*fslocal.Provider)(nil)
+
+// populate makes a directory d with every kind of child ListDir
+// distinguishes.
+func populate(w *workspace) {
+	w.file("d/file.txt", "12345", 0o644)
+	w.mkdir("d/sub")
+	w.fifo("d/pipe")
+	w.file("elsewhere/target.txt", "abc", 0o644)
+	w.mkdir("elsewhere/dir")
+	w.symlink("d/to-file", "../elsewhere/target.txt")
+	w.symlink("d/to-dir", w.path("elsewhere/dir"))
+	w.symlink("d/broken", "nowhere")
+	w.symlink("d/loop", "loop")
+	w.symlink("d/through-file", "file.txt/x")
+}
+
+// TestListEntriesAgreesWithListDir: the cheap listing gives every child
+// with ListDir's name, type and target (contract §3.6 [D21]); only symlinks
+// were probed, so only they may carry a version.
+func TestListEntriesAgreesWithListDir(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		edit []func(*fslocal.Config)
+	}{{"unconfined", nil}, {"confined", []func(*fslocal.Config){confined}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			w := newWorkspace(t, mode.edit...)
+			populate(w)
+			w.symlink("d/outside", "/")
+			full, err := w.p.ListDir(t.Context(), w.target("d"))
+			require.NoError(t, err)
+			cheap, err := w.p.ListEntries(t.Context(), w.target("d"), fsapi.ListOptions{})
+			require.NoError(t, err)
+			require.Len(t, cheap, len(full))
+			want := entryMap(full)
+			for _, e := range cheap {
+				f, ok := want[e.Name]
+				require.True(t, ok, e.Name)
+				assert.Equal(t, f.Type, e.Type, e.Name)
+				assert.Equal(t, f.Target, e.Target, e.Name)
+				if e.Name == "file.txt" || e.Name == "sub" || e.Name == "pipe" {
+					assert.Empty(t, e.Version, "%s: no stat, no version", e.Name)
+					assert.False(t, e.HasSize, e.Name)
+				}
+			}
+			withMeta, err := w.p.ListEntries(t.Context(), w.target("d"), fsapi.ListOptions{Metadata: true})
+			require.NoError(t, err)
+			assert.Equal(t, full, withMeta, "with Metadata it is ListDir")
+		})
+	}
+}
+
+func TestListEntriesFailsLikeListDir(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("f.txt", "x", 0o644)
+	for _, rel := range []string{"missing", "f.txt"} {
+		_, want := w.p.ListDir(t.Context(), w.target(rel))
+		_, got := w.p.ListEntries(t.Context(), w.target(rel), fsapi.ListOptions{})
+		require.Error(t, got)
+		assert.Equal(t, want.Error(), got.Error())
+		var we, ge *fsapi.Error
+		require.ErrorAs(t, want, &we)
+		require.ErrorAs(t, got, &ge)
+		assert.Equal(t, we.Code, ge.Code)
+	}
+	_, err := w.p.ListEntries(cancelled(), w.target("."), fsapi.ListOptions{})
+	assert.EqualError(t, err, "list aborted")
+}
+
+func TestListEntriesOfAManyEntryDirectory(t *testing.T) {
+	w := newWorkspace(t)
+	for i := range 300 {
+		w.file("big/f"+strconv.Itoa(i), "", 0o644)
+	}
+	entries, err := w.p.ListEntries(t.Context(), w.target("big"), fsapi.ListOptions{})
+	require.NoError(t, err)
+	assert.Len(t, entries, 300)
+}

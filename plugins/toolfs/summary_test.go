@@ -1,0 +1,79 @@
+package toolfs
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+func argsOf(t *testing.T, raw string) tools.Args {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(raw), &m))
+	return tools.Args(m)
+}
+
+// TestSummariesMatchTheAdvertisedSchemas: every summary the tools build
+// satisfies the schema MCP advertises for it (contract §5.4a [D20]), and
+// none carries file content.
+func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
+	ts := &toolset{cfg: DefaultConfig()}
+	page, err := newListPage("/w", []fsapi.DirEntry{{Name: "d", Type: fsapi.TypeDirectory}, {Name: "f\xff", Type: fsapi.TypeFile}, {Name: "s", Type: fsapi.TypeOther}}, 2, 1)
+	require.NoError(t, err)
+	empty, err := newListPage("/w", nil, 1, 200)
+	require.NoError(t, err)
+	secret := "SECRET-FILE-CONTENT"
+	window := readValue{Path: "/w/a", Offset: 3, Lines: []line{{3, secret}, {4, secret}}, TotalLines: 10}
+	tests := []struct {
+		name   string
+		schema string
+		got    any
+		want   string
+	}{
+		{"a list page", listSummarySchema, summarizeList(nil, page),
+			`{"path":"/w","offset":2,"shown":1,"total":3,"entries":[{"name":"f\ufffd","type":"file"}]}`},
+		{"an empty list page", listSummarySchema, summarizeList(nil, empty),
+			`{"path":"/w","offset":1,"shown":0,"total":0,"entries":[]}`},
+		{"a read window under the call's limit", readSummarySchema, ts.summarizeRead(argsOf(t, `{"limit":2}`), window),
+			`{"path":"/w/a","offset":3,"endLine":4,"totalLines":10,"capped":false}`},
+		{"a read window cut by the byte cap", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), window),
+			`{"path":"/w/a","offset":3,"endLine":4,"totalLines":10,"capped":true}`},
+		{"an empty read window", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), readValue{Path: "/w/e", Offset: 1, Lines: []line{}}),
+			`{"path":"/w/e","offset":1,"endLine":0,"totalLines":0,"capped":false}`},
+		{"a write", writeSummarySchema, summarizeWrite(nil, writeValue{Path: "/w/a", Operation: fsapi.OperationUpdate, Before: &secret, After: secret}),
+			`{"path":"/w/a","operation":"update"}`},
+		{"an edit", editSummarySchema, summarizeEdit(nil, editValue{Path: "/w/a\xff", Before: secret, After: secret, replacements: 3}),
+			`{"path":"/w/a\ufffd","replacements":3}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, validateJSON(t, resolveSchema(t, tc.schema), tc.got))
+			b, err := json.Marshal(tc.got)
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, string(b))
+			assert.NotContains(t, string(b), secret, "a summary never carries file content")
+		})
+	}
+}
+
+// TestEveryToolAdvertisesItsSummary: each of the four tools registers a
+// summarizer with a summary schema that is a closed object.
+func TestEveryToolAdvertisesItsSummary(t *testing.T) {
+	ts := &toolset{cfg: DefaultConfig()}
+	for _, tool := range ts.tools() {
+		t.Run(tool.Name, func(t *testing.T) {
+			require.NotNil(t, tool.Summary)
+			var sch map[string]any
+			require.NoError(t, json.Unmarshal(tool.SummarySchema, &sch))
+			assert.Equal(t, false, sch["additionalProperties"])
+			assert.NotContains(t, string(tool.SummarySchema), `"lines"`)
+			assert.False(t, strings.Contains(string(tool.SummarySchema), `"before"`) || strings.Contains(string(tool.SummarySchema), `"after"`))
+		})
+	}
+}
