@@ -104,6 +104,7 @@ func serveHTTP(ctx context.Context, env Env, h httpFlags, srv *mcpserver.Server,
 	case err := <-errc:
 		return fail(err)
 	}
+	srv.EndApprovals() // a request waiting for the user ends now, not after the grace
 	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {

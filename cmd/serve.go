@@ -127,8 +127,13 @@ func (c *common) deploymentIn(env Env, dir string) (*config.Deployment, error) {
 	return cc.deployment(env)
 }
 
-// workspace is serve's current workspace.
+// workspace is serve's current workspace. change serialises what changes
+// the running deployment (adopting the client's root, a config reload) and
+// is held for as long as that takes; mu guards the fields and is held only
+// to read or write them, so a call reading the workspace (Cwd, Ready) never
+// waits on a reload or a retarget in progress.
 type workspace struct {
+	change  sync.Mutex
 	mu      sync.Mutex
 	dir     string
 	settled bool   // chosen by flag, env or file: never retargeted
@@ -172,14 +177,16 @@ func (w *workspace) ready() error {
 // root was already taken: every entry whose config depends on the workspace
 // is updated (fslocal restarts, and toolfs with it).
 func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env Env, dir string) error {
+	w.change.Lock()
+	defer w.change.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.settled {
-		return nil
-	}
+	settled, same := w.settled, dir == w.dir
 	w.settled = true
-	if dir == w.dir {
+	if !settled && same {
 		w.refused = ""
+	}
+	w.mu.Unlock()
+	if settled || same {
 		return nil
 	}
 	dep, err := c.deploymentIn(env, dir)
@@ -200,7 +207,10 @@ func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env En
 	if err := rt.host.Audit(); err != nil {
 		return err
 	}
-	rt.dep, w.dir, w.refused = dep, dir, ""
+	rt.dep = dep
+	w.mu.Lock()
+	w.dir, w.refused = dir, ""
+	w.mu.Unlock()
 	rt.log.Info("workspace set from the client's first usable root", "workspace", dir)
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -339,4 +341,48 @@ func TestALoadAfterAKeyIsRemovedForgetsIt(t *testing.T) {
 	d, err = load(t, config.Options{Workspace: ws, File: file})
 	require.NoError(t, err)
 	assert.Equal(t, 2000, d.Entries[0].Config.(toolConfig).ReadLimit, "back to the default")
+}
+
+// A deployment path that is not a regular file (a FIFO swapped in under a
+// watching serve, a directory) fails the load at once, never blocking on
+// the read.
+func TestANonRegularFileIsRefusedAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "d.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := load(t, config.Options{Workspace: t.TempDir(), File: fifo})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.EqualError(t, err, "invalid deployment config:\n  "+fifo+": not a regular file (a named pipe)")
+	case <-time.After(5 * time.Second):
+		// Unblock the reader so the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("loading a FIFO blocked")
+	}
+	dir := filepath.Join(t.TempDir(), "dir.yaml")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	_, err := load(t, config.Options{Workspace: t.TempDir(), File: dir})
+	assert.ErrorContains(t, err, ": not a regular file (a directory)")
+}
+
+// Invalid UTF-8 is never turned into U+FFFD: a --set value keeps its bytes
+// (a path may hold them), and a file that is not UTF-8 is refused.
+func TestInvalidUTF8IsKeptOrRefusedNeverReplaced(t *testing.T) {
+	ws := t.TempDir()
+	odd := filepath.Join(ws, "a\xffb")
+	require.NoError(t, os.Mkdir(odd, 0o755))
+	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n"), Set: []string{"fslocal.root=" + odd}})
+	require.NoError(t, err)
+	assert.Equal(t, odd, d.Entries[0].Config.(fsConfig).Root)
+
+	for _, name := range []string{"d.yaml", "d.json"} {
+		file := writeFile(t, name, "{\"plugins\": [{\"name\": \"fslocal\", \"config\": {\"root\": \""+odd+"\"}}]}\n")
+		_, err = load(t, config.Options{Workspace: ws, File: file})
+		assert.EqualError(t, err, "invalid deployment config:\n  "+file+": not valid UTF-8", name)
+	}
 }
