@@ -115,6 +115,7 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			}
 			args = append(args, setFlags("toolfs", c.ToolFS)...)
 			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
+			args = append(args, setFlags("fslocal", c.FSLocal)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
 			require.Equal(t, 0, res.code, "stderr: %s", res.stderr)

@@ -32,6 +32,8 @@ func (c *fsConfig) UseWorkspace(dir string) {
 	}
 }
 
+func (c *fsConfig) PathKeys() []string { return []string{"cwd", "root"} }
+
 type sandboxConfig struct {
 	Mode          string   `json:"mode"`
 	Workspace     string   `json:"workspace"`
@@ -292,6 +294,28 @@ func TestUnknownFormatAndMissingFile(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown config format")
 	_, err = load(t, config.Options{File: filepath.Join(t.TempDir(), "none.yaml")})
 	assert.ErrorContains(t, err, "none.yaml")
+}
+
+// TestRelativePathKeys is issue 11 ("Also fix"): a relative `root:` in a
+// file resolves against the file's directory, as `workspace:` does, so the
+// same file confines the same way wherever it is started; from the
+// environment or a flag, against the working directory.
+func TestRelativePathKeys(t *testing.T) {
+	file := writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n    config: {root: proj, cwd: proj/src}\n")
+	fileDir := filepath.Dir(file)
+	wd := t.TempDir()
+	fs := func(d *config.Deployment) fsConfig { return d.Entries[0].Config.(fsConfig) }
+	d, err := load(t, config.Options{File: file, Dir: wd})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(fileDir, "proj"), fs(d).Root)
+	assert.Equal(t, filepath.Join(fileDir, "proj/src"), fs(d).Cwd)
+	d, err = load(t, config.Options{File: file, Dir: wd, Set: []string{"fslocal.root=here"}, Environ: []string{"DSH_FSLOCAL_CWD=there"}})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wd, "here"), fs(d).Root, "a flag's value is taken against the working directory")
+	assert.Equal(t, filepath.Join(wd, "there"), fs(d).Cwd, "an env value too")
+	d, err = load(t, config.Options{File: file, Dir: wd, Set: []string{"fslocal.root=/abs"}})
+	require.NoError(t, err)
+	assert.Equal(t, "/abs", fs(d).Root, "absolute values are kept")
 }
 
 func TestWatchKey(t *testing.T) {

@@ -24,6 +24,9 @@ type Case struct {
 	Policy     bool           `json:"policy"`
 	ToolFS     map[string]any `json:"toolfs"`
 	ToolSearch map[string]any `json:"toolsearch"` // search.md §8; nil without the key
+	// FSLocal holds provider config overrides put on the fslocal entry
+	// (for example {"hardLinks": "preserve"}); nil: none.
+	FSLocal map[string]any `json:"fslocal"`
 	// ToolEditor, when present ({} for defaults), mounts tooleditor with
 	// these config overrides after toolfs (editor.md §16).
 	ToolEditor map[string]any `json:"tooleditor"`

@@ -64,7 +64,7 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
 			session := st.Session("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

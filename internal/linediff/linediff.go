@@ -39,8 +39,8 @@ type Omitted struct {
 }
 
 // Bounds are the two bounds of contract §5.4a [D20], toolfs's
-// diffMaxBytes and diffBasisMaxBytes: MaxBytes bounds the hunks' old and
-// new texts together; no diff is computed when the text before or after is
+// diffMaxBytes and diffBasisMaxBytes: MaxBytes bounds the hunks' paths, old
+// and new texts together (each hunk repeats the path on the wire); no diff is computed when the text before or after is
 // longer than BasisMaxBytes.
 type Bounds struct {
 	MaxBytes      int
@@ -63,8 +63,8 @@ func NewMeta(path string, before *string, after string) any {
 //   - Meta with no hunk when before is nil: a create, or a prior file that
 //     was not text, whatever the sizes;
 //   - Omitted when before or after is longer than b.BasisMaxBytes (no diff
-//     is computed) or when the hunks' old and new texts add up to more than
-//     b.MaxBytes;
+//     is computed) or when the hunks' paths, old and new texts add up to
+//     more than b.MaxBytes;
 //   - else Meta with the hunks of Hunks(path, *before, after).
 func BoundedMeta(path string, before *string, after string, omitted bool, b Bounds) any {
 	switch {
@@ -96,7 +96,7 @@ func Hunks(path, before, after string) []Hunk {
 }
 
 // boundedHunks is Hunks that gives up (false) as soon as it knows the
-// hunks' old and new texts exceed maxBytes in total (no bound when
+// hunks' paths, old and new texts exceed maxBytes in total (no bound when
 // maxBytes < 0), before building them.
 //
 // Only the region between the texts' common leading and trailing lines,
@@ -115,7 +115,9 @@ func boundedHunks(path, before, after string, maxBytes int) ([]Hunk, bool) {
 	if maxBytes >= 0 {
 		total := 0
 		for _, sp := range spans {
-			total += joinedLen(a[sp.oldLo:sp.oldHi]) + joinedLen(b[sp.newLo:sp.newHi])
+			// Each hunk repeats the path on the wire, so it counts too: a
+			// long file_path times many hunks must not slip past the bound.
+			total += len(path) + joinedLen(a[sp.oldLo:sp.oldHi]) + joinedLen(b[sp.newLo:sp.newHi])
 		}
 		if total > maxBytes {
 			return nil, false

@@ -2,6 +2,7 @@ package linediff
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,8 +98,9 @@ func TestDiffMeta(t *testing.T) {
 		{"a new text past the basis gives diffsOmitted", &before, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffsOmitted":true}`},
 		{"a create has diffs [] whatever its size (§6.8)", nil, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffs":[]}`},
 		{"diffs over diffMaxBytes are omitted", &big, "x\n", false, Bounds{MaxBytes: 1000, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
-		{"diffs of exactly diffMaxBytes are kept", &before, "x\ny\n", false, Bounds{MaxBytes: 6, BasisMaxBytes: 10485760}, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
-		{"diffs one byte over diffMaxBytes are omitted", &before, "x\ny\n", false, Bounds{MaxBytes: 5, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
+		// 5 bytes of path ("w.txt") + 3 of oldText + 3 of newText.
+		{"diffs of exactly diffMaxBytes are kept", &before, "x\ny\n", false, Bounds{MaxBytes: 11, BasisMaxBytes: 10485760}, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"diffs one byte over diffMaxBytes are omitted", &before, "x\ny\n", false, Bounds{MaxBytes: 10, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,6 +109,26 @@ func TestDiffMeta(t *testing.T) {
 			assert.Equal(t, tc.want, string(b))
 		})
 	}
+	// Each hunk repeats the path: a long file_path times many hunks counts
+	// against the bound, so the wire stays bounded (a trial sent a 400 KB
+	// path with 51 hunks: 20 MB of meta).
+	var lines, changed strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&lines, "line %d\n", i)
+		if i%20 == 0 {
+			fmt.Fprintf(&changed, "LINE %d\n", i)
+		} else {
+			fmt.Fprintf(&changed, "line %d\n", i)
+		}
+	}
+	longPath := strings.Repeat("./", 20000) + "d.txt"
+	prior := lines.String()
+	wire, err := json.Marshal(BoundedMeta(longPath, &prior, changed.String(), false, DefaultBounds))
+	require.NoError(t, err)
+	assert.Equal(t, `{"diffsOmitted":true}`, string(wire), "100 hunks of a 40 KB path are over 64 KiB")
+	wire, err = json.Marshal(BoundedMeta("d.txt", &prior, changed.String(), false, DefaultBounds))
+	require.NoError(t, err)
+	assert.Contains(t, string(wire), `"diffs":[{"path":"d.txt"`, "the same diff with a short path is kept")
 	m, err := json.Marshal(NewMeta("w.txt", &before, "x\ny\n"))
 	require.NoError(t, err)
 	assert.Equal(t, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`, string(m), "NewMeta is bounded by the defaults")

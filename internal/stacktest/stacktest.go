@@ -45,6 +45,9 @@ type Options struct {
 	ToolFS map[string]any
 	// ToolSearch is toolsearch's raw config (nil: defaults).
 	ToolSearch map[string]any
+	// FSLocal holds fslocal config overrides, applied over the stack's cwd
+	// and root (nil: none).
+	FSLocal map[string]any
 	// ToolEditor, when not nil, mounts tooleditor after toolfs with this raw
 	// config (empty: defaults).
 	ToolEditor map[string]any
@@ -85,7 +88,11 @@ func New(tb testing.TB, opts Options) *Stack {
 		return inst
 	}
 	mount(tools.Plugin, nil)
-	s.FS = mount(fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	fsCfg := map[string]any{"cwd": w, "root": w}
+	for k, v := range opts.FSLocal {
+		fsCfg[k] = v
+	}
+	s.FS = mount(fslocal.Plugin, fsCfg)
 	if opts.FSSandbox != nil {
 		s.Sandbox = mount(fssandbox.Plugin, sandboxConfig(tb, opts.FSSandbox, w))
 	}

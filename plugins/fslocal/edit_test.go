@@ -59,6 +59,8 @@ func TestEditTextCheckOrder(t *testing.T) {
 			nil, fsapi.EditRequest{OldString: "x"}, nil, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
 		{"overlapping matches count (D15): aa three times in aaaa", func(w *workspace) fsapi.Target { w.file("f", "aaaa", 0o644); return w.target("f") },
 			nil, fsapi.EditRequest{OldString: "aa"}, nil, `old_string matched 3 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
+		{"a block sharing a line with its repeat is ambiguous [D15]", func(w *workspace) fsapi.Target { w.file("f", "foo\nfoo\nfoo\n", 0o644); return w.target("f") },
+			nil, fsapi.EditRequest{OldString: "foo\nfoo\n"}, nil, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,7 +34,7 @@ func (p *Provider) Open(ctx context.Context, t fsapi.Target) (io.ReadCloser, err
 	case err == nil:
 	case errors.Is(err, errNoRawOpen), errors.Is(err, unix.ELOOP):
 		// No openat2, or a dangling link as the key: the general path.
-		f, _, err := p.openRegular(t, "read")
+		f, _, err := p.openRegular(ctx, t, "read")
 		if err != nil {
 			return nil, err
 		}

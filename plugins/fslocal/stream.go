@@ -70,6 +70,9 @@ func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[
 	case !fi.Mode().IsRegular():
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
+	if _, err := p.recoverBefore(ctx, t, "read", fi); err != nil {
+		return nil, err
+	}
 	return func(yield func([]byte, error) bool) {
 		f, ofi, err := p.openKey(t, "read")
 		if err != nil {
