@@ -24,20 +24,15 @@ func mixedText(n int) string {
 	return b.String()
 }
 
-// streamFile runs a decoder over the file holding raw and returns the text,
-// the chunks and the error. mapped chooses mapText, else decodeText.
-func streamFile(t *testing.T, raw string, mapped bool, each func(i int)) (string, []string, error) {
+// streamFile runs mapText over a file holding raw (mapped), else decodeText
+// over raw, and returns the text, the chunks and the error.
+func streamFile(t *testing.T, raw string, mapped bool) (string, []string, error) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "f.txt")
-	require.NoError(t, os.WriteFile(path, []byte(raw), 0o644))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	seq := decodeText(context.Background(), f, "/f")
+	var seq func(func([]byte, error) bool)
 	if mapped {
-		var ok bool
-		seq, ok = mapText(context.Background(), f, int64(len(raw)), "/f")
-		require.True(t, ok, "a regular file can be mapped")
+		seq, _ = mapFile(t, context.Background(), raw)
+	} else {
+		seq = decodeText(context.Background(), strings.NewReader(raw), "/f")
 	}
 	var b strings.Builder
 	var chunks []string
@@ -47,9 +42,6 @@ func streamFile(t *testing.T, raw string, mapped bool, each func(i int)) (string
 		}
 		b.Write(chunk)
 		chunks = append(chunks, string(chunk))
-		if each != nil {
-			each(len(chunks))
-		}
 	}
 	return b.String(), chunks, nil
 }
@@ -72,8 +64,8 @@ func TestMapTextEqualsDecodeText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want, _, wantErr := streamFile(t, tc.raw, false, nil)
-			got, chunks, err := streamFile(t, tc.raw, true, nil)
+			want, _, wantErr := streamFile(t, tc.raw, false)
+			got, chunks, err := streamFile(t, tc.raw, true)
 			if wantErr != nil {
 				assert.EqualError(t, err, wantErr.Error())
 				return
@@ -88,56 +80,58 @@ func TestMapTextEqualsDecodeText(t *testing.T) {
 	}
 }
 
-// A file truncated while it is mapped ends the stream with an error; the
-// pages past the new end fault, and the process survives.
-func TestMapTextSurvivesTruncation(t *testing.T) {
-	raw := mixedText(2 * mapWindow)
+// mapFile writes raw to a file and returns a mapped stream of it (under
+// ctx) and the file's path; the file is closed when the test ends.
+func mapFile(t *testing.T, ctx context.Context, raw string) (func(func([]byte, error) bool), string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "f.txt")
 	require.NoError(t, os.WriteFile(path, []byte(raw), 0o644))
 	f, err := os.Open(path)
 	require.NoError(t, err)
-	defer f.Close()
-	seq, ok := mapText(context.Background(), f, int64(len(raw)), "/f")
-	require.True(t, ok)
-	chunks := 0
-	var last error
+	t.Cleanup(func() { f.Close() })
+	seq, ok := mapText(ctx, f, int64(len(raw)), "/f")
+	require.True(t, ok, "a regular file can be mapped")
+	return seq, path
+}
+
+// chunksUntilError counts the chunks of seq, calling after(n) after the
+// n-th, and returns the count and the error that ended the stream.
+func chunksUntilError(seq func(func([]byte, error) bool), after func(n int)) (int, error) {
+	n := 0
 	for _, err := range seq {
 		if err != nil {
-			last = err
-			break
+			return n, err
 		}
-		if chunks++; chunks == 1 {
+		n++
+		after(n)
+	}
+	return n, nil
+}
+
+// A file truncated while it is mapped ends the stream with an error; the
+// pages past the new end fault, and the process survives.
+func TestMapTextSurvivesTruncation(t *testing.T) {
+	seq, path := mapFile(t, context.Background(), mixedText(2*mapWindow))
+	chunks, err := chunksUntilError(seq, func(n int) {
+		if n == 1 {
 			require.NoError(t, os.Truncate(path, 0))
 		}
-	}
-	assert.ErrorIs(t, last, errChangedWhileRead)
+	})
+	assert.ErrorIs(t, err, errChangedWhileRead)
 	assert.Equal(t, 1, chunks, "nothing is yielded past the truncation")
 }
 
 // A cancelled context ends a mapped stream with FS_ABORTED.
 func TestMapTextAbortsMidStream(t *testing.T) {
-	raw := mixedText(mapWindow + 1000)
-	path := filepath.Join(t.TempDir(), "f.txt")
-	require.NoError(t, os.WriteFile(path, []byte(raw), 0o644))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	seq, ok := mapText(ctx, f, int64(len(raw)), "/f")
-	require.True(t, ok)
-	chunks := 0
-	var last error
-	for _, err := range seq {
-		if err != nil {
-			last = err
-			break
-		}
-		if chunks++; chunks == 3 {
+	seq, _ := mapFile(t, ctx, mixedText(mapWindow+1000))
+	chunks, err := chunksUntilError(seq, func(n int) {
+		if n == 3 {
 			cancel()
 		}
-	}
-	assert.EqualError(t, last, "read aborted")
+	})
+	assert.EqualError(t, err, "read aborted")
 	assert.Equal(t, 3, chunks)
 }
 
@@ -148,14 +142,7 @@ var touched int
 // the iterating goroutine (a tool call's panic becomes its error result,
 // host §3.3) instead of taking the process down with SIGBUS.
 func TestMapTextConsumerFaultIsAPanic(t *testing.T) {
-	raw := mixedText(mapWindow + 1000)
-	path := filepath.Join(t.TempDir(), "f.txt")
-	require.NoError(t, os.WriteFile(path, []byte(raw), 0o644))
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	seq, ok := mapText(context.Background(), f, int64(len(raw)), "/f")
-	require.True(t, ok)
+	seq, path := mapFile(t, context.Background(), mixedText(mapWindow+1000))
 	assert.Panics(t, func() {
 		for chunk, err := range seq {
 			require.NoError(t, err)
