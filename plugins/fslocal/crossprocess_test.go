@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,6 +29,9 @@ const (
 	raceCounter   = "counter.txt"        // the edit mode's shared file
 	raceCreateFmt = "new-%03d.txt"       // the create mode's names
 	raceTagEnv    = "FSLOCAL_RACE_TAG"   // what the create mode writes
+	// raceFileEnv, when set, is the edit mode's file instead of
+	// raceCounter, and the child runs with hardLinks "preserve".
+	raceFileEnv = "FSLOCAL_RACE_FILE"
 )
 
 // runRaceChild is the child. In "edit" mode it reads the counter file
@@ -38,7 +42,11 @@ const (
 // names it won; a loser must fail FS_NOT_OBSERVED.
 func runRaceChild() {
 	dir := os.Getenv(raceChildEnv)
-	p, err := fslocal.New(fslocal.Config{Cwd: dir, Root: dir})
+	file, cfg := raceCounter, fslocal.Config{Cwd: dir, Root: dir}
+	if f := os.Getenv(raceFileEnv); f != "" {
+		file, cfg.HardLinks = f, fslocal.HardLinksPreserve
+	}
+	p, err := fslocal.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -50,7 +58,7 @@ func runRaceChild() {
 	}
 	switch os.Getenv(raceModeEnv) {
 	case "edit":
-		tg, err := p.Resolve(ctx, raceCounter, fsapi.ResolveOptions{})
+		tg, err := p.Resolve(ctx, file, fsapi.ResolveOptions{})
 		if err != nil {
 			fail(err)
 		}
@@ -102,7 +110,7 @@ func runRaceChild() {
 
 // runRacePair runs two children in mode on dir at once and returns their
 // outputs.
-func runRacePair(t *testing.T, dir, mode string) [2]string {
+func runRacePair(t *testing.T, dir, mode string, files ...string) [2]string {
 	t.Helper()
 	var cmds [2]*exec.Cmd
 	var outs [2]strings.Builder
@@ -110,6 +118,9 @@ func runRacePair(t *testing.T, dir, mode string) [2]string {
 	for i := range cmds {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), raceChildEnv+"="+dir, raceModeEnv+"="+mode, raceTagEnv+"="+strconv.Itoa(i))
+		if len(files) == len(cmds) {
+			cmd.Env = append(cmd.Env, raceFileEnv+"="+files[i])
+		}
 		cmd.Stdout, cmd.Stderr = &outs[i], &errs[i]
 		require.NoError(t, cmd.Start())
 		cmds[i] = cmd
@@ -139,6 +150,33 @@ func TestTwoProcessesLoseNoUpdate(t *testing.T) {
 		assert.Equal(t, strconv.Itoa(total)+"\n", string(b), "the file counts every successful edit")
 		assert.Positive(t, total)
 		assert.Equal(t, []string{raceCounter}, names(t, dir), "no lock or staging file is left")
+	})
+	t.Run("hard links in two directories rewritten in place: every success is counted once", func(t *testing.T) {
+		// Each child edits its own link name; the names share one inode but
+		// not a directory lock, so only the inode lock serialises them.
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		require.NoError(t, err)
+		for _, d := range []string{"a", "b"} {
+			require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o755))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "a", raceCounter), []byte("0\n"), 0o644))
+		require.NoError(t, os.Link(filepath.Join(dir, "a", raceCounter), filepath.Join(dir, "b", raceCounter)))
+		outs := runRacePair(t, dir, "edit", "a/"+raceCounter, "b/"+raceCounter)
+		total := 0
+		for _, out := range outs {
+			n, err := strconv.Atoi(strings.TrimSpace(out))
+			require.NoError(t, err)
+			total += n
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "b", raceCounter))
+		require.NoError(t, err)
+		assert.Equal(t, strconv.Itoa(total)+"\n", string(b), "the file counts every successful edit")
+		assert.Positive(t, total)
+		fi, err := os.Stat(filepath.Join(dir, "a", raceCounter))
+		require.NoError(t, err)
+		assert.Equal(t, uint64(2), uint64(fi.Sys().(*syscall.Stat_t).Nlink), "still one file with two links")
+		assert.Equal(t, []string{raceCounter}, names(t, filepath.Join(dir, "a")), "no lock or copy is left")
+		assert.Equal(t, []string{raceCounter}, names(t, filepath.Join(dir, "b")), "no lock or copy is left")
 	})
 	t.Run("guarded creates: one winner per name, never clobbered", func(t *testing.T) {
 		dir, err := filepath.EvalSymlinks(t.TempDir())

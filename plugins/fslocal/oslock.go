@@ -3,8 +3,10 @@ package fslocal
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -45,6 +47,9 @@ const osLockMaxPause = 20 * time.Millisecond
 type dirLock struct {
 	f    *os.File
 	path string
+	// inode is the inode lock of a file rewritten in place, taken after
+	// the directory's (lockInode), nil otherwise.
+	inode *inodeLock
 }
 
 // at returns the locked directory's descriptor when it is dir, else nil.
@@ -55,8 +60,13 @@ func (l *dirLock) at(dir string) *os.File {
 	return l.f
 }
 
-// unlock drops the lock (closing the descriptor drops the flock).
+// unlock drops the inode lock, if any, then the directory lock (closing
+// the descriptor drops the flock).
 func (l *dirLock) unlock() {
+	if l.inode != nil {
+		l.inode.unlock()
+		l.inode = nil
+	}
 	if l.f != nil {
 		l.f.Close()
 	}
@@ -160,4 +170,101 @@ func (p *Provider) lockTarget(ctx context.Context, t fsapi.Target, op string) (*
 		return nil, nil, coded(op, t.DisplayPath, err)
 	}
 	return lk, func() { lk.unlock(); release() }, nil
+}
+
+// inodeLock is a held lock on the inode of a file rewritten in place
+// (contract §3.9 [D18], §3.7 [D9]): the in-process FIFO lock of the key
+// inodeKey(dev, ino) and an flock(LOCK_EX) on the open file itself. Two hard
+// links of one file in different directories have different keys and
+// different directory locks; this lock is the one they share.
+type inodeLock struct {
+	f       *os.File
+	release func()
+}
+
+// inodeKey is the in-process lock key of the inode (dev, ino). It cannot
+// collide with a target key, which is an absolute path.
+func inodeKey(dev, ino uint64) string {
+	return "inode:" + strconv.FormatUint(dev, 10) + ":" + strconv.FormatUint(ino, 10)
+}
+
+// lockInode takes, under lk, the inode lock of t when fi (t's followed
+// stat, taken under lk) says the commit will rewrite it in place: a regular
+// file with several links under hardLinks "preserve". The order is always
+// key, directory, then inode, so no two callers wait on each other in a
+// cycle. Once locked, the name is probed again: when it no longer refers to
+// the locked inode (it was replaced meanwhile) the lock moves to the new
+// one. It returns t's stat taken under every lock, which the caller uses
+// for its version check; a failure to stat is returned as is, absence
+// included. Waiting honours ctx (ctx.Err()). Where flock is not supported
+// the in-process part is kept.
+func (p *Provider) lockInode(ctx context.Context, lk *dirLock, t fsapi.Target, fi fs.FileInfo) (fs.FileInfo, error) {
+	for range 8 {
+		if lk == nil || fi == nil || !fi.Mode().IsRegular() || nlink(fi) < 2 || p.hardLinks != HardLinksPreserve {
+			return fi, nil
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return fi, nil
+		}
+		release, err := p.locks.acquire(ctx, inodeKey(uint64(st.Dev), st.Ino))
+		if err != nil {
+			return nil, err
+		}
+		f, err := p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		held := &inodeLock{f: f, release: release}
+		if err := waitFlock(ctx, f); err != nil && !unsupportedLock(err) {
+			held.unlock()
+			return nil, err
+		}
+		locked, err := f.Stat()
+		if err == nil {
+			fi, err = p.statKey(t.Key)
+		}
+		if err != nil {
+			held.unlock()
+			return nil, err
+		}
+		if os.SameFile(locked, fi) && sameStat(st, locked) {
+			lk.inode = held
+			return fi, nil
+		}
+		held.unlock() // the name moved to another inode meanwhile: lock that one
+	}
+	return nil, errors.New("the file kept being replaced")
+}
+
+// sameStat reports whether the locked file is the inode st describes.
+func sameStat(st *syscall.Stat_t, locked fs.FileInfo) bool {
+	ls, ok := locked.Sys().(*syscall.Stat_t)
+	return ok && ls.Dev == st.Dev && ls.Ino == st.Ino
+}
+
+// unlock drops the inode lock: the flock (by closing the file), then the
+// in-process lock.
+func (l *inodeLock) unlock() {
+	l.f.Close()
+	l.release()
+}
+
+// lockInPlace is lockInode for op ("read", "write" or "edit"): a
+// cancellation is FS_ABORTED `<op> aborted`, other failures are coded for
+// op, and a target gone meanwhile gives a nil stat and no error.
+func (p *Provider) lockInPlace(ctx context.Context, lk *dirLock, t fsapi.Target, op string, fi fs.FileInfo) (fs.FileInfo, error) {
+	fi, err := p.lockInode(ctx, lk, t, fi)
+	switch {
+	case err == nil && fi != nil && !fi.Mode().IsRegular():
+		return nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
+	case err == nil:
+		return fi, nil
+	case ctx.Err() != nil:
+		return nil, fsapi.ErrAborted(op, ctx.Err())
+	case absent(err):
+		return nil, nil
+	}
+	return nil, coded(op, t.DisplayPath, err)
 }

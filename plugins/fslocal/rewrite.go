@@ -42,6 +42,12 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 	case !fi.Mode().IsRegular():
 		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
 	}
+	if fi, err = p.lockInPlace(ctx, lk, t, "edit", fi); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	if fi == nil {
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	}
 	if fi, err = p.recoverBefore(ctx, t, "edit", fi); err != nil {
 		return fsapi.EditOutcome{}, err
 	}

@@ -67,6 +67,12 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	case !fi.Mode().IsRegular():
 		return fsapi.WriteOutcome{}, fsapi.ErrNotRegularFile("write", t.DisplayPath)
 	default:
+		if fi, err = p.lockInPlace(ctx, lk, t, "write", fi); err != nil {
+			return fsapi.WriteOutcome{}, err
+		}
+		if fi == nil {
+			break // gone while waiting for the inode lock: a create
+		}
 		if fi, err = p.recoverBefore(ctx, t, "write", fi); err != nil {
 			return fsapi.WriteOutcome{}, err
 		}
