@@ -38,24 +38,35 @@ import (
 //     system cannot, statfs must show room for the growth. A failure is
 //     `...; the file was not changed`.
 //  3. Apply: copy the new bytes from the copy into the target in chunks,
-//     truncate to the new length, fsync. After every step the target's
-//     ctime, mtime and size are recorded in the copy's progress record. A
-//     failure copies the old bytes back from the copy (never from memory):
+//     truncate to the new length, fsync. Before every step its range is
+//     recorded in the copy's progress record (write-ahead: "bytes [a,b)
+//     are being written"), so a kill at any point leaves the target in a
+//     state the record describes. A failure copies the old bytes back from
+//     the copy (never from memory), recording each step the same way:
 //     `...; the file was restored`.
 //  4. Remove the copy.
 //
-// After a kill, the next read, write or edit of the target that sees it has
-// several links looks for marked copies of its name. A copy that is not
-// complete (its staging was cut short, so the original was never touched)
-// is removed. A complete one is applied again, but only while the target is
+// The copy's name is fixed for the target's name: `.<base>.<uuid>` with
+// the name-based UUID of base, so the next read, write or edit of the
+// target finds it with one lstat, whatever the target's link count is now
+// (another link may have been removed since the kill). Two rewrites of one
+// name never run at once: both hold the name's directory lock.
+//
+// After a kill, the next read, write or edit of the target (under its
+// locks) that finds a marked copy checks it. A copy that is not complete
+// (its staging was cut short, so the original was never touched) is
+// removed. A complete one is applied again, but only while the target is
 // provably in the state the killed rewrite left: same dev and inode, and
-// ctime, mtime and size equal to the last progress record (ctime cannot be
-// set by anyone, so any later change shows). Otherwise target and copy are
-// left alone and a write or edit fails `an interrupted rewrite left a copy
-// of its new content in "<copy>"; the file was not changed`. A kill between
-// a chunk and its record is of that kind: the copy is kept and named. Live
-// rewrites hold LOCK_EX on their copy, so a copy whose lock is held is left
-// alone.
+// content that the recorded step explains, checked byte for byte against
+// the old and new bytes the copy holds: while writing [a,b), the new bytes
+// up to some k in [a,b] and the old bytes after; while restoring [a,b), the
+// old bytes up to a and each byte after either the old or the new one. The
+// target already equal to the new bytes is always explained. Otherwise
+// someone else changed the target since: target and copy are left alone,
+// and a read, write or edit fails `an interrupted rewrite left a copy of
+// its new content in "<copy>"; the file was not changed` (a read never
+// serves bytes a killed rewrite may have torn). A live rewrite holds
+// LOCK_EX on its copy, so a copy whose lock is held is left alone.
 
 // rewriteSuffix ends every marked copy's name.
 const rewriteSuffix = ".dsh-rewrite"
@@ -64,8 +75,9 @@ const rewriteSuffix = ".dsh-rewrite"
 const rewriteChunk = 1 << 20
 
 // rewriteHook is called at each step of an in-place rewrite with the step's
-// name ("staging", "staged", "reserved", "write", "written", "recorded", "truncated",
-// "synced", "applied"). A non-nil result at "write" is taken as the failure
+// name ("staging", "staged", "reserved", then per chunk "recorded", "write",
+// "written", then "truncated", "synced", "applied"; per chunk of a rollback
+// "restoring"). A non-nil result at "write" is taken as the failure
 // of that write, at "staging" or "staged" as a failure of the staging. A
 // test seam: production code never sets it.
 var rewriteHook = func(step string) error { return nil }
@@ -82,9 +94,35 @@ type rewriteMark struct {
 	progressAt int64
 }
 
-// progressWidth is the width of the progress record's value: ctime, mtime
-// and size, each 20 decimal digits, separated by spaces.
-const progressWidth = 3*20 + 2
+// progressWidth is the width of the progress record's value (progressOf).
+const progressWidth = 1 + 1 + 20 + 1 + 20
+
+// Phases of the progress record: the step in flight writes new bytes, or
+// restores old ones.
+const (
+	phaseWrite   = 'w'
+	phaseRestore = 'r'
+)
+
+// progressOf formats the progress record "the step in phase that writes
+// bytes [a,b) of the target is in flight": the phase letter and a and b in
+// 20 decimal digits, separated by spaces. A truncation to length n is
+// recorded as the empty range [n,n).
+func progressOf(phase byte, a, b int64) string {
+	return fmt.Sprintf("%c %020d %020d", phase, a, b)
+}
+
+// parseProgress reads a progress record written by progressOf.
+func parseProgress(s string) (phase byte, a, b int64, ok bool) {
+	fields := strings.Fields(s)
+	if len(s) != progressWidth || len(fields) != 3 || len(fields[0]) != 1 {
+		return 0, 0, 0, false
+	}
+	a, err1 := strconv.ParseInt(fields[1], 10, 64)
+	b, err2 := strconv.ParseInt(fields[2], 10, 64)
+	phase = fields[0][0]
+	return phase, a, b, err1 == nil && err2 == nil && a >= 0 && a <= b && (phase == phaseWrite || phase == phaseRestore)
+}
 
 // header returns the header text of m and sets m.headerLen and
 // m.progressAt. progress is the record's initial value.
@@ -97,17 +135,6 @@ func (m *rewriteMark) header(progress string) []byte {
 	b.WriteString("\n\n")
 	m.headerLen = int64(b.Len())
 	return b.Bytes()
-}
-
-// progressOf formats the progress record of the target state fi.
-func progressOf(fi fs.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return strings.Repeat("0", progressWidth)
-	}
-	ctime := st.Ctim.Sec*1e9 + st.Ctim.Nsec
-	mtime := st.Mtim.Sec*1e9 + st.Mtim.Nsec
-	return fmt.Sprintf("%020d %020d %020d", ctime, mtime, fi.Size())
 }
 
 // parseMark reads the header of the marked copy cp and checks that the copy
@@ -176,7 +203,7 @@ func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
 	sum := sha256.Sum256([]byte(data))
 	m := rewriteMark{dev: uint64(st.Dev), ino: st.Ino, version: versionOf(fi),
 		newLen: int64(len(data)), oldLen: fi.Size(), sum: hex.EncodeToString(sum[:])}
-	cp, cpPath, err := p.stageRewrite(dir, base, &m, progressOf(fi), data, f)
+	cp, cpPath, err := p.stageRewrite(dir, base, &m, progressOf(phaseWrite, 0, 0), data, f)
 	if err != nil {
 		return notChanged(op, t, err)
 	}
@@ -186,10 +213,6 @@ func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
 		return notChanged(op, t, err)
 	}
 	if err := reserve(f, max(m.newLen, m.oldLen), m.newLen-m.oldLen); err != nil {
-		p.tree.remove(cpPath)
-		return notChanged(op, t, err)
-	}
-	if err := recordProgress(cp, f, &m); err != nil {
 		p.tree.remove(cpPath)
 		return notChanged(op, t, err)
 	}
@@ -240,7 +263,7 @@ func copyDisplay(t fsapi.Target, cpPath string) string {
 // bytes copied from the target f (never held whole in memory). On failure
 // nothing is left behind.
 func (p *Provider) stageRewrite(dir, base string, m *rewriteMark, progress, data string, f *os.File) (*os.File, string, error) {
-	path := joinName(dir, stagingPrefix(base)+uuid.NewString()+rewriteSuffix)
+	path := rewriteCopy(dir, base)
 	cp, err := p.tree.openFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, "", err
@@ -305,18 +328,22 @@ func reserve(f *os.File, size, growth int64) error {
 	return nil
 }
 
-// recordProgress writes f's current ctime, mtime and size into cp's progress record.
-func recordProgress(cp, f *os.File, m *rewriteMark) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	_, err = cp.WriteAt([]byte(progressOf(fi)), m.progressAt)
+// rewriteCopy returns the path of the marked copy of base in dir:
+// `.<base>.<uuid>.dsh-rewrite` with the name-based (SHA-1) UUID of base, so
+// a name has one copy path, found with one lstat.
+func rewriteCopy(dir, base string) string {
+	return joinName(dir, stagingPrefix(base)+uuid.NewSHA1(uuid.NameSpaceURL, []byte(base)).String()+rewriteSuffix)
+}
+
+// recordProgress writes the record "the step in phase writing [a,b) is in
+// flight" into cp, before that step touches the target (write-ahead).
+func recordProgress(cp *os.File, m *rewriteMark, phase byte, a, b int64) error {
+	_, err := cp.WriteAt([]byte(progressOf(phase, a, b)), m.progressAt)
 	return err
 }
 
 // applyRewrite copies the new bytes of cp into f and truncates f to their
-// length, recording progress after each step, then fsyncs f (step 3).
+// length, recording each step before it runs, then fsyncs f (step 3).
 func applyRewrite(f, cp *os.File, m *rewriteMark) error {
 	buf := make([]byte, min(m.newLen, rewriteChunk))
 	for off := int64(0); off < m.newLen; {
@@ -324,6 +351,10 @@ func applyRewrite(f, cp *os.File, m *rewriteMark) error {
 		if _, err := cp.ReadAt(buf[:n], m.headerLen+off); err != nil {
 			return err
 		}
+		if err := recordProgress(cp, m, phaseWrite, off, off+n); err != nil {
+			return err
+		}
+		rewriteHook("recorded")
 		if err := rewriteHook("write"); err != nil {
 			return err
 		}
@@ -331,16 +362,12 @@ func applyRewrite(f, cp *os.File, m *rewriteMark) error {
 			return err
 		}
 		rewriteHook("written")
-		if err := recordProgress(cp, f, m); err != nil {
-			return err
-		}
-		rewriteHook("recorded")
 		off += n
 	}
-	if err := f.Truncate(m.newLen); err != nil {
+	if err := recordProgress(cp, m, phaseWrite, m.newLen, m.newLen); err != nil {
 		return err
 	}
-	if err := recordProgress(cp, f, m); err != nil {
+	if err := f.Truncate(m.newLen); err != nil {
 		return err
 	}
 	rewriteHook("truncated")
@@ -359,6 +386,10 @@ func restoreRewrite(f, cp *os.File, m *rewriteMark) error {
 	for off := int64(0); off < m.oldLen; {
 		n, err := src.ReadAt(buf, off)
 		if n > 0 {
+			if rerr := recordProgress(cp, m, phaseRestore, off, off+int64(n)); rerr != nil {
+				return rerr
+			}
+			rewriteHook("restoring")
 			if _, werr := f.WriteAt(buf[:n], off); werr != nil {
 				return werr
 			}
@@ -368,50 +399,19 @@ func restoreRewrite(f, cp *os.File, m *rewriteMark) error {
 			return err
 		}
 	}
+	if err := recordProgress(cp, m, phaseRestore, m.oldLen, m.oldLen); err != nil {
+		return err
+	}
 	if err := f.Truncate(m.oldLen); err != nil {
 		return err
 	}
 	return f.Sync()
 }
 
-// recoverRewrites handles the marked copies of t left by killed rewrites
-// (see the top of this file), under t's locks. fi is t's followed stat; the
-// caller has seen it is a regular file with several links. It reports
-// whether a rewrite was finished (t's version changed). For op "read", a
-// copy that cannot be applied is left alone silently; for "write" and
-// "edit" it is FS_WRITE_FAILED naming the copy.
-func (p *Provider) recoverRewrites(t fsapi.Target, op string) (bool, error) {
-	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
-	finished := false
-	for _, name := range p.rewriteCopies(dir, base) {
-		done, err := p.recoverOne(t, op, joinName(dir, name))
-		if err != nil {
-			return finished, err
-		}
-		finished = finished || done
-	}
-	return finished, nil
-}
-
-// rewriteCopies returns the names of the marked copies of base in dir.
-func (p *Provider) rewriteCopies(dir, base string) []string {
-	d, err := p.tree.openFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	prefix := stagingPrefix(base)
-	var out []string
-	for _, name := range names {
-		if isMarked(name, prefix, rewriteSuffix) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// recoverOne applies, removes or keeps one marked copy of t.
+// recoverOne applies, removes or keeps the marked copy cpPath of t, under
+// t's locks (see the top of this file). It reports whether a rewrite was
+// finished (t's version changed); an error is FS_WRITE_FAILED naming the
+// copy, for op.
 func (p *Provider) recoverOne(t fsapi.Target, op, cpPath string) (bool, error) {
 	cp, err := p.tree.openFile(cpPath, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -430,12 +430,13 @@ func (p *Provider) recoverOne(t fsapi.Target, op, cpPath string) (bool, error) {
 		return false, nil
 	}
 	refuse := func() (bool, error) {
-		if op == "read" {
-			return false, nil
-		}
 		return false, fsapi.ErrInterruptedRewrite(op, t.DisplayPath, copyDisplay(t, cpPath))
 	}
-	f, err := p.tree.openFile(t.Key, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	phase, a, b, ok := parseProgress(progress)
+	if !ok {
+		return refuse()
+	}
+	f, err := p.tree.openFile(t.Key, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return refuse()
 	}
@@ -445,7 +446,10 @@ func (p *Provider) recoverOne(t fsapi.Target, op, cpPath string) (bool, error) {
 		return refuse()
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || uint64(st.Dev) != m.dev || st.Ino != m.ino || progressOf(fi) != progress {
+	if !ok || uint64(st.Dev) != m.dev || st.Ino != m.ino {
+		return refuse()
+	}
+	if left, err := m.explains(f, cp, fi.Size(), phase, a, b); err != nil || !left {
 		return refuse()
 	}
 	if err := applyRewrite(f, cp, &m); err != nil {
@@ -455,23 +459,117 @@ func (p *Provider) recoverOne(t fsapi.Target, op, cpPath string) (bool, error) {
 	return true, nil
 }
 
-// recoverBefore runs the recovery of killed rewrites of t for op before op
-// uses the followed stat fi of the regular file t (contract §3.7 [D9+]): it
-// only looks when t has several links. For "read" it takes t's locks
-// itself; "write" and "edit" already hold them. It returns t's stat after
-// the recovery (changed when a rewrite was finished).
+// explains reports whether the size bytes of the target f are a state the
+// rewrite m of copy cp leaves while the recorded step (phase, [a,b)) is in
+// flight or done: the new bytes whole; or, writing, new[:k] ++ old[k:] for
+// a k in [a,b] (the file grows as it is written past the old length); or,
+// restoring, old[:a] and after it each byte the old or the new one at its
+// offset, with the length of the old bytes or of the longer of the two.
+func (m *rewriteMark) explains(f, cp *os.File, size int64, phase byte, a, b int64) (bool, error) {
+	newer := io.NewSectionReader(cp, m.headerLen, m.newLen)
+	older := io.NewSectionReader(cp, m.headerLen+m.newLen, m.oldLen)
+	if size == m.newLen {
+		k, err := samePrefix(f, newer, 0, size)
+		if err != nil || k == size {
+			return k == size, err
+		}
+	}
+	switch phase {
+	case phaseWrite:
+		k, err := samePrefix(f, newer, 0, min(size, m.newLen, b))
+		if err != nil || k < a || size != max(m.oldLen, k) {
+			return false, err
+		}
+		rest, err := samePrefix(f, older, k, size)
+		return rest == size, err
+	case phaseRestore:
+		if size != m.oldLen && size != max(m.oldLen, m.newLen) || a > size {
+			return false, nil
+		}
+		k, err := samePrefix(f, older, 0, a)
+		if err != nil || k < a {
+			return false, err
+		}
+		return eachFrom(f, older, newer, a, size)
+	}
+	return false, nil
+}
+
+// compareChunk is how many bytes the recovery's content checks read at once
+// from each side.
+const compareChunk = 256 << 10
+
+// samePrefix returns the first offset in [from, to) where x and y differ,
+// or to when they agree on all of it.
+func samePrefix(x, y io.ReaderAt, from, to int64) (int64, error) {
+	bx, by := make([]byte, compareChunk), make([]byte, compareChunk)
+	for off := from; off < to; {
+		n := min(int64(compareChunk), to-off)
+		if _, err := x.ReadAt(bx[:n], off); err != nil {
+			return off, err
+		}
+		if _, err := y.ReadAt(by[:n], off); err != nil {
+			return off, err
+		}
+		for i := range n {
+			if bx[i] != by[i] {
+				return off + i, nil
+			}
+		}
+		off += n
+	}
+	return to, nil
+}
+
+// eachFrom reports whether every byte of f in [from, to) equals the byte of
+// older or of newer at its offset (either may be shorter than to).
+func eachFrom(f io.ReaderAt, older, newer *io.SectionReader, from, to int64) (bool, error) {
+	bf, bo, bn := make([]byte, compareChunk), make([]byte, compareChunk), make([]byte, compareChunk)
+	for off := from; off < to; {
+		n := min(int64(compareChunk), to-off)
+		if _, err := f.ReadAt(bf[:n], off); err != nil {
+			return false, err
+		}
+		no, _ := older.ReadAt(bo[:n], off)
+		nn, _ := newer.ReadAt(bn[:n], off)
+		for i := range int(n) {
+			if !(i < no && bf[i] == bo[i]) && !(i < nn && bf[i] == bn[i]) {
+				return false, nil
+			}
+		}
+		off += n
+	}
+	return true, nil
+}
+
+// recoverBefore runs the recovery of a killed rewrite of t for op before op
+// uses the followed stat fi of the regular file t (contract §3.7 [D9+]): one
+// lstat of t's copy path, whatever t's link count (another link may have
+// gone since the kill). For "read" it takes t's locks itself (the inode
+// lock too); "write" and "edit" already hold them. It returns t's stat
+// after the recovery (changed when a rewrite was finished); a copy that
+// cannot be applied is FS_WRITE_FAILED naming it, for read too, so a read
+// never serves bytes a killed rewrite may have torn.
 func (p *Provider) recoverBefore(ctx context.Context, t fsapi.Target, op string, fi fs.FileInfo) (fs.FileInfo, error) {
-	if nlink(fi) < 2 || len(p.rewriteCopies(filepath.Dir(t.Key), filepath.Base(t.Key))) == 0 {
+	cpPath := rewriteCopy(filepath.Dir(t.Key), filepath.Base(t.Key))
+	if _, err := p.tree.lstat(cpPath); err != nil {
 		return fi, nil
 	}
 	if op == "read" {
-		_, release, err := p.lockTarget(ctx, t, op)
+		lk, release, err := p.lockTarget(ctx, t, op)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
+		now, err := p.statKey(t.Key)
+		if err != nil {
+			return fi, nil // the caller's open reports it
+		}
+		if fi, err = p.lockInPlace(ctx, lk, t, op, now); err != nil || fi == nil {
+			return now, err // a nil fi: gone meanwhile, the caller's open reports it
+		}
 	}
-	finished, err := p.recoverRewrites(t, op)
+	finished, err := p.recoverOne(t, op, cpPath)
 	if err != nil || !finished {
 		return fi, err
 	}

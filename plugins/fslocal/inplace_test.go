@@ -144,6 +144,9 @@ const (
 	killChildEnv = "FSLOCAL_KILL_CHILD" // the workspace; set only in the child
 	killStepEnv  = "FSLOCAL_KILL_STEP"
 	killNthEnv   = "FSLOCAL_KILL_NTH"
+	// killFailEnv, when set, is the nth "write" step that fails, so the
+	// rewrite rolls back (and the kill step may be "restoring").
+	killFailEnv = "FSLOCAL_KILL_FAIL"
 )
 
 // killOld and killNew are the contents before and after the rewrite: three
@@ -157,8 +160,14 @@ func runKillChild() {
 	dir := os.Getenv(killChildEnv)
 	step := os.Getenv(killStepEnv)
 	nth, _ := strconv.Atoi(os.Getenv(killNthEnv))
-	seen := 0
+	seen, writes := 0, 0
+	failAt, _ := strconv.Atoi(os.Getenv(killFailEnv))
 	fslocal.SetRewriteHook(func(s string) error {
+		if s == "write" {
+			if writes++; writes == failAt {
+				return errors.New("injected failure")
+			}
+		}
 		if s == step {
 			if seen++; seen == nth {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -186,28 +195,56 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 	type kill struct {
 		step string
 		nth  int
+		// after is done to the workspace between the kill and the checks;
+		// "fail-N" instead makes the Nth chunk write fail in the child, so it
+		// is killed while rolling back.
+		after string
 	}
-	// finished: the next read completes the rewrite; kept: the target was
-	// touched after the last progress record, so the copy is kept and named;
+	// finished: the next read completes the rewrite (a kill between a chunk
+	// and anything else included: the record is written ahead of each
+	// chunk and the content checked against it); kept: the target was
+	// changed by someone else after the kill, so the copy is kept and named;
 	// untouched: the staging was cut short and the copy is dropped.
 	outcomes := map[kill]string{
-		{"staging", 1}: "untouched",
-		{"staged", 1}:  "finished", {"reserved", 1}: "finished",
-		{"write", 1}: "finished", {"written", 1}: "kept", {"recorded", 1}: "finished",
-		{"write", 2}: "finished", {"written", 2}: "kept", {"recorded", 2}: "finished",
-		{"write", 3}: "finished", {"written", 3}: "kept", {"recorded", 3}: "finished",
-		{"truncated", 1}: "finished", {"synced", 1}: "finished", {"applied", 1}: "finished",
+		{"staging", 1, ""}: "untouched",
+		{"staged", 1, ""}:  "finished", {"reserved", 1, ""}: "finished",
+		{"write", 1, ""}: "finished", {"written", 1, ""}: "finished", {"recorded", 1, ""}: "finished",
+		{"write", 2, ""}: "finished", {"written", 2, ""}: "finished", {"recorded", 2, ""}: "finished",
+		{"write", 3, ""}: "finished", {"written", 3, ""}: "finished", {"recorded", 3, ""}: "finished",
+		{"truncated", 1, ""}: "finished", {"synced", 1, ""}: "finished", {"applied", 1, ""}: "finished",
+		// The other link removed: the copy is still found and applied.
+		{"written", 2, "unlink b.txt"}: "finished", {"recorded", 1, "unlink b.txt"}: "finished",
+		// Someone else wrote into the target in place after the kill.
+		// Killed while restoring the old bytes after a failed chunk: the
+		// rewrite is finished.
+		{"restoring", 1, "fail-3"}: "finished", {"restoring", 2, "fail-3"}: "finished", {"restoring", 3, "fail-3"}: "finished",
+		{"written", 2, "scribble"}: "kept", {"recorded", 1, "scribble"}: "kept", {"staged", 1, "scribble"}: "kept",
 	}
 	for k, want := range outcomes {
-		t.Run(fmt.Sprintf("%s-%d", k.step, k.nth), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-%d-%s", k.step, k.nth, k.after), func(t *testing.T) {
 			w := newWorkspace(t, confined, preserve)
 			linked(t, w, killOld)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), killChildEnv+"="+w.dir, killStepEnv+"="+k.step, killNthEnv+"="+strconv.Itoa(k.nth))
+			if n, ok := strings.CutPrefix(k.after, "fail-"); ok {
+				cmd.Env = append(cmd.Env, killFailEnv+"="+n)
+			}
 			err := cmd.Run()
 			var ee *exec.ExitError
 			require.True(t, errors.As(err, &ee), "the child was killed: %v", err)
 			require.Equal(t, syscall.SIGKILL, ee.Sys().(syscall.WaitStatus).Signal())
+			links := "b.txt"
+			switch k.after {
+			case "unlink b.txt":
+				require.NoError(t, os.Remove(w.path("b.txt")))
+				links = "a.txt"
+			case "scribble":
+				f, err := os.OpenFile(w.path("a.txt"), os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.WriteAt([]byte("scribbled"), 1000)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			}
 
 			switch want {
 			case "untouched":
@@ -219,13 +256,18 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 				text, err := w.p.ReadText(ctx, w.target("a.txt"))
 				require.NoError(t, err)
 				assert.True(t, text == killNew, "the read finished the rewrite (%d bytes)", len(text))
-				assert.True(t, w.content("b.txt") == killNew, "every link sees it")
+				assert.True(t, w.content(links) == killNew, "every link sees it")
 				assert.Empty(t, scratch(t, w.dir), "the copy is gone")
 			case "kept":
 				copies := scratch(t, w.dir)
 				require.Len(t, copies, 1)
 				before := w.content("a.txt")
-				_, err := w.p.WriteText(ctx, w.target("a.txt"), "x", nil)
+				_, err := w.p.ReadText(ctx, w.target("a.txt"))
+				assert.EqualError(t, err, `cannot read "`+w.path("a.txt")+`": an interrupted rewrite left a copy of its new content in "`+w.path(copies[0])+`"; the file was not changed`, "a read never serves the bytes silently")
+				assertCode(t, fsapi.CodeWriteFailed, err)
+				_, err = w.p.StreamBytes(ctx, w.target("a.txt"))
+				assertCode(t, fsapi.CodeWriteFailed, err)
+				_, err = w.p.WriteText(ctx, w.target("a.txt"), "x", nil)
 				assert.EqualError(t, err, `cannot write "`+w.path("a.txt")+`": an interrupted rewrite left a copy of its new content in "`+w.path(copies[0])+`"; the file was not changed`)
 				assertCode(t, fsapi.CodeWriteFailed, err)
 				_, err = w.p.EditText(ctx, w.target("a.txt"), fsapi.EditRequest{OldString: "n", NewString: "x", ReplaceAll: true}, nil)
@@ -240,6 +282,7 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 					assert.False(t, fslocal.IsScratchName(e.Name), "list skips the copy")
 				}
 				assert.Len(t, cheap, 2, "a.txt and b.txt")
+				assert.Contains(t, before, "scribbled", "the other writer's bytes are kept")
 			}
 			assert.Zero(t, w.p.LockCount())
 		})
