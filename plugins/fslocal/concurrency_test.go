@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,47 @@ func TestFiftyUnguardedEditsOfDifferentLinesAllLand(t *testing.T) {
 	assert.NotContains(t, got, "old")
 	assert.Zero(t, w.p.LockCount())
 	assert.Equal(t, []string{"f.txt"}, w.names("."))
+}
+
+// Hard-link names in two directories have two keys and two directory
+// locks; an in-place rewrite also locks the inode they share (contract
+// §3.9 [D18]), so unguarded edits through either name all land.
+func TestUnguardedEditsThroughHardLinksInTwoDirectoriesAllLand(t *testing.T) {
+	w := newWorkspace(t, preserve)
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("line %02d: old", i))
+	}
+	w.file("a/f.txt", strings.Join(lines, "\n")+"\n", 0o644)
+	w.mkdir("b")
+	require.NoError(t, os.Link(w.path("a/f.txt"), w.path("b/f.txt")))
+	names := [2]fsapi.Target{w.target("a/f.txt"), w.target("b/f.txt")}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Go(func() {
+			_, err := w.p.EditText(context.Background(), names[i%2], fsapi.EditRequest{
+				OldString: fmt.Sprintf("line %02d: old", i),
+				NewString: fmt.Sprintf("line %02d: new by goroutine %d", i, i),
+			}, nil)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		assert.NoError(t, err)
+	}
+	got := w.content("b/f.txt")
+	for i := range 40 {
+		assert.Contains(t, got, fmt.Sprintf("line %02d: new by goroutine %d\n", i, i))
+	}
+	assert.NotContains(t, got, "old")
+	assert.Equal(t, got, w.content("a/f.txt"), "still one file")
+	assert.Zero(t, w.p.LockCount())
+	assert.Equal(t, []string{"f.txt"}, w.names("a"))
+	assert.Equal(t, []string{"f.txt"}, w.names("b"))
 }
 
 func TestTwentyGuardedWritesRacingOnOneVersionHaveOneWinner(t *testing.T) {

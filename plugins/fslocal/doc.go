@@ -19,7 +19,8 @@
 // flock on the target's parent directory that other processes running this
 // provider honour (two servers on one workspace lose no update; see
 // oslock.go; on file systems without flock, such as some network mounts,
-// only the in-process lock remains), and commits
+// only the in-process lock remains; a rewrite in place also locks the
+// file's inode, which its hard links in other directories share), and commits
 // either in place (a file with several hard links, under "preserve") or by a
 // staged replace: a staging file in the target's directory, fsynced, given
 // the old mode and owner, renamed over the real path, and the directory

@@ -31,6 +31,15 @@ import (
 // appeared meanwhile, the lock moves down to it, so every process ends up
 // locking the same, deepest existing directory.
 //
+// A commit that will rewrite a file in place (several hard links, under
+// "preserve") also locks the file's inode, after the directory: the
+// in-process lock of its dev:ino key, then an flock on the file itself
+// (lockInode). Two link names in different directories share no key and no
+// directory, so this is the lock they share; the version check, the commit
+// and the re-probe run under it. The order key, directory, inode is the
+// same everywhere, so no caller waits on another in a cycle. Creates and
+// staged replaces never take it.
+//
 // flock cannot be interrupted by a context, so waiting polls LOCK_NB with a
 // growing pause (at most osLockMaxPause), checking ctx between attempts.
 // Where flock is not supported (ENOLCK, EOPNOTSUPP: some network mounts),
