@@ -335,6 +335,14 @@ func rewriteCopy(dir, base string) string {
 	return joinName(dir, stagingPrefix(base)+uuid.NewSHA1(uuid.NameSpaceURL, []byte(base)).String()+rewriteSuffix)
 }
 
+// copyPending reports whether the marked copy path of key exists: one
+// lstat of the absolute path, not through the confinement root, since it
+// only decides whether the recovery, which works through the root, runs.
+func copyPending(key string) bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(rewriteCopy(filepath.Dir(key), filepath.Base(key)), &st) == nil
+}
+
 // recordProgress writes the record "the step in phase writing [a,b) is in
 // flight" into cp, before that step touches the target (write-ahead).
 func recordProgress(cp *os.File, m *rewriteMark, phase byte, a, b int64) error {
@@ -544,17 +552,17 @@ func eachFrom(f io.ReaderAt, older, newer *io.SectionReader, from, to int64) (bo
 
 // recoverBefore runs the recovery of a killed rewrite of t for op before op
 // uses the followed stat fi of the regular file t (contract §3.7 [D9+]): one
-// lstat of t's copy path, whatever t's link count (another link may have
+// lstat of t's copy path (copyPending), whatever t's link count (another link may have
 // gone since the kill). For "read" it takes t's locks itself (the inode
 // lock too); "write" and "edit" already hold them. It returns t's stat
 // after the recovery (changed when a rewrite was finished); a copy that
 // cannot be applied is FS_WRITE_FAILED naming it, for read too, so a read
 // never serves bytes a killed rewrite may have torn.
 func (p *Provider) recoverBefore(ctx context.Context, t fsapi.Target, op string, fi fs.FileInfo) (fs.FileInfo, error) {
-	cpPath := rewriteCopy(filepath.Dir(t.Key), filepath.Base(t.Key))
-	if _, err := p.tree.lstat(cpPath); err != nil {
+	if !copyPending(t.Key) {
 		return fi, nil
 	}
+	cpPath := rewriteCopy(filepath.Dir(t.Key), filepath.Base(t.Key))
 	if op == "read" {
 		lk, release, err := p.lockTarget(ctx, t, op)
 		if err != nil {

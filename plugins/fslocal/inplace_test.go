@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,7 +254,20 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 				assert.Equal(t, killOld, text)
 				assert.Empty(t, scratch(t, w.dir), "the incomplete copy is dropped")
 			case "finished":
-				text, err := w.p.ReadText(ctx, w.target("a.txt"))
+				read := w.p.ReadText
+				if k.after == "unlink b.txt" {
+					read = func(ctx context.Context, tg fsapi.Target) (string, error) {
+						// The raw open search uses (search.md §2.2) recovers too.
+						r, err := w.p.Open(ctx, tg)
+						if err != nil {
+							return "", err
+						}
+						defer r.Close()
+						b, err := io.ReadAll(r)
+						return string(b), err
+					}
+				}
+				text, err := read(ctx, w.target("a.txt"))
 				require.NoError(t, err)
 				assert.True(t, text == killNew, "the read finished the rewrite (%d bytes)", len(text))
 				assert.True(t, w.content(links) == killNew, "every link sees it")
@@ -266,6 +280,8 @@ func TestInPlaceRewriteSurvivesKills(t *testing.T) {
 				assert.EqualError(t, err, `cannot read "`+w.path("a.txt")+`": an interrupted rewrite left a copy of its new content in "`+w.path(copies[0])+`"; the file was not changed`, "a read never serves the bytes silently")
 				assertCode(t, fsapi.CodeWriteFailed, err)
 				_, err = w.p.StreamBytes(ctx, w.target("a.txt"))
+				assertCode(t, fsapi.CodeWriteFailed, err)
+				_, err = w.p.Open(ctx, w.target("a.txt"))
 				assertCode(t, fsapi.CodeWriteFailed, err)
 				_, err = w.p.WriteText(ctx, w.target("a.txt"), "x", nil)
 				assert.EqualError(t, err, `cannot write "`+w.path("a.txt")+`": an interrupted rewrite left a copy of its new content in "`+w.path(copies[0])+`"; the file was not changed`)

@@ -55,6 +55,16 @@ func (p *Provider) Open(ctx context.Context, t fsapi.Target) (io.ReadCloser, err
 		unix.Close(fd)
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
+	if copyPending(t.Key) {
+		// A killed in-place rewrite left a copy: the general path finishes
+		// it or fails, and never serves bytes it may have torn ([D9+]).
+		unix.Close(fd)
+		f, _, err := p.openRegular(ctx, t, "read")
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
 	return rawFile(fd), nil
 }
 
