@@ -96,7 +96,7 @@ func TestBootAudit(t *testing.T) {
 	t.Run("an invalid config starts nothing", func(t *testing.T) {
 		res := dshhost(t, w, "", []string{"DSH_TOOLFS_READLIMIT=x"}, "call", "list", "{}")
 		assert.Equal(t, 2, res.code)
-		assert.Contains(t, res.stderr, `env DSH_TOOLFS_READLIMIT: plugins[2].config.readLimit: toolfs: readLimit must be a positive integer`)
+		assert.Contains(t, res.stderr, `env DSH_TOOLFS_READLIMIT: plugins[3].config.readLimit: toolfs: readLimit must be a positive integer`)
 	})
 }
 

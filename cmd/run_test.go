@@ -47,6 +47,20 @@ func parseRun(t *testing.T, out string) []runLine {
 func TestRunPassesEveryConformanceCase(t *testing.T) {
 	cases, err := conformance.Cases()
 	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestRunPassesEverySandboxCase drives `dshhost run` with every case of
+// sandbox-cases.json: each gets a deployment file (--config) listing
+// fssandbox with its overrides right after fslocal (sandbox.md §5).
+func TestRunPassesEverySandboxCase(t *testing.T) {
+	cases, err := conformance.SandboxCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []conformance.Case) {
+	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -60,6 +74,11 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
+			if dep, ok := c.Deployment(w); ok {
+				file := filepath.Join(t.TempDir(), "deployment.yaml")
+				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
+				args = append(args, "--config", file)
+			}
 			keys := make([]string, 0, len(c.ToolFS))
 			for k := range c.ToolFS {
 				keys = append(keys, k)
@@ -76,7 +95,7 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 			for i, want := range c.Expect {
 				got := lines[i]
 				assert.Equal(t, i, got.I)
-				assert.Equal(t, conformance.Subst(want.Text, w), got.Text, "call %d text", i)
+				assert.NoError(t, want.CheckText(w, got.Text), "call %d text", i)
 				assert.Equal(t, want.IsError, got.IsError, "call %d isError", i)
 				if want.Code == "" {
 					assert.Nil(t, got.Code, "call %d has no code", i)

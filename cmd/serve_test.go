@@ -170,7 +170,7 @@ func TestServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
 	_ = cs.Close()
 	log := stderr.String()
 	assert.Contains(t, log, "shutting down")
-	for _, id := range []string{"toolfs", "fspolicy", "fslocal", "tools"} {
+	for _, id := range []string{"toolfs", "fspolicy", "fssandbox", "fslocal", "tools"} {
 		assert.Contains(t, log, `instance=`+id+` from=UNLOADING to=DISPOSED`, "%s is disposed", id)
 	}
 }

@@ -30,6 +30,19 @@ func (c *fsConfig) UseWorkspace(dir string) {
 	}
 }
 
+type sandboxConfig struct {
+	Mode          string   `json:"mode"`
+	Workspace     string   `json:"workspace"`
+	WritableRoots []string `json:"writableRoots"`
+	SessionSwitch bool     `json:"sessionSwitch"`
+}
+
+func (c *sandboxConfig) UseWorkspace(dir string) {
+	if c.Workspace == "" {
+		c.Workspace = dir
+	}
+}
+
 type toolConfig struct {
 	ListMaxEntries int `json:"listMaxEntries"`
 	ReadLimit      int `json:"readLimit"`
@@ -41,6 +54,8 @@ var plugins = map[string]*host.Plugin{
 	"fslocal": host.Define("fslocal", func(context.Context, *host.Scope, fsConfig) error { return nil },
 		host.Defaults(func() fsConfig { return fsConfig{HardLinks: "preserve"} })),
 	"fspolicy": host.Define("fspolicy", noop),
+	"fssandbox": host.Define("fssandbox", func(context.Context, *host.Scope, sandboxConfig) error { return nil },
+		host.Defaults(func() sandboxConfig { return sandboxConfig{Mode: "workspace-write"} })),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
 }
@@ -110,9 +125,32 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 	assert.Equal(t, config.DefaultSource, d.Source)
 	assert.Equal(t, []summary{
 		{"fslocal", "fslocal", false, fsConfig{Cwd: ws, Root: ws, HardLinks: "preserve"}},
+		{"fssandbox", "fssandbox", false, sandboxConfig{Mode: "workspace-write", Workspace: ws}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
 	}, summarize(d))
+}
+
+func TestTheSandboxModeIsSetLikeAnyKey(t *testing.T) {
+	// sandbox.md §5: flag, environment or file make a read-only server.
+	ws := t.TempDir()
+	for name, opts := range map[string]config.Options{
+		"flag": {Workspace: ws, Set: []string{"fssandbox.mode=read-only"}},
+		"env":  {Workspace: ws, Environ: []string{"DSH_FSSANDBOX_MODE=read-only"}},
+		"file": {Workspace: ws, File: writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n  - {name: fssandbox, config: {mode: read-only}}\n")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d, err := load(t, opts)
+			require.NoError(t, err)
+			e, ok := d.Entry("fssandbox")
+			require.True(t, ok)
+			assert.Equal(t, sandboxConfig{Mode: "read-only", Workspace: ws}, e.Config)
+		})
+	}
+	d, err := load(t, config.Options{Workspace: ws, Set: []string{"fssandbox.writableRoots=[../shared-cache, /tmp/x]"}})
+	require.NoError(t, err)
+	e, _ := d.Entry("fssandbox")
+	assert.Equal(t, []string{"../shared-cache", "/tmp/x"}, e.Config.(sandboxConfig).WritableRoots, "a YAML flow list")
 }
 
 func TestExplicitRootIsKept(t *testing.T) {

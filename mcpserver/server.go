@@ -46,6 +46,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string
 	listed   []string // tool names currently mirrored
+
+	approvalKey []byte      // binds approval answers to their question (approval.go)
+	scope       *host.Scope // emits session/closed
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -56,7 +59,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -135,7 +138,13 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: s.session(req.Session)})
+		session := s.session(req.Session)
+		var asked *approval
+		session.Ask, asked = s.askFunc(req, session.ID)
+		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		if ask := asked.inputRequired(); ask != nil {
+			return ask, nil
+		}
 		return toMCP(res), nil
 	}
 }
@@ -205,8 +214,9 @@ func metaFields(meta any) mcp.Meta {
 }
 
 // session returns the tools.Session of an MCP session, made on first use
-// and forgotten when the MCP session ends: each MCP session has its own
-// identity, hence its own read-before-edit state.
+// and forgotten when the MCP session ends (then session/closed is emitted
+// with its ID): each MCP session has its own identity, hence its own
+// read-before-edit state and sandbox mode.
 func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -220,6 +230,7 @@ func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
 				s.mu.Lock()
 				delete(s.sessions, ss)
 				s.mu.Unlock()
+				s.closed(id)
 			}()
 		}
 	}

@@ -17,10 +17,13 @@ const Placeholder = "{{W}}"
 
 // Case is one conformance case.
 type Case struct {
-	Name       string               `json:"name"`
-	Tags       []string             `json:"tags"`
-	Policy     bool                 `json:"policy"`
-	ToolFS     map[string]any       `json:"toolfs"`
+	Name   string         `json:"name"`
+	Tags   []string       `json:"tags"`
+	Policy bool           `json:"policy"`
+	ToolFS map[string]any `json:"toolfs"`
+	// FSSandbox, when present ({} for no overrides), mounts fssandbox with
+	// these config overrides right after fslocal (sandbox.md §5).
+	FSSandbox  map[string]any       `json:"fssandbox"`
 	Setup      []Op                 `json:"setup"`
 	Calls      []Call               `json:"calls"`
 	Expect     []Expect             `json:"expect"`
@@ -52,6 +55,30 @@ type Expect struct {
 	IsError bool   `json:"isError"`
 	Text    string `json:"text"`
 	Code    string `json:"code"`
+	// TextPrefix and TextContains replace Text where the exact text depends
+	// on the machine (a temporary directory's parent): the text must start
+	// with TextPrefix and contain TextContains.
+	TextPrefix   string `json:"text_prefix"`
+	TextContains string `json:"text_contains"`
+}
+
+// CheckText compares a call's text with the expectation, the placeholder
+// replaced by w: exactly, or by prefix and substring when the case gives
+// those instead. It returns nil on a match.
+func (e Expect) CheckText(w, got string) error {
+	if e.TextPrefix == "" && e.TextContains == "" {
+		if want := Subst(e.Text, w); got != want {
+			return fmt.Errorf("text %q, want %q", got, want)
+		}
+		return nil
+	}
+	if p := Subst(e.TextPrefix, w); !strings.HasPrefix(got, p) {
+		return fmt.Errorf("text %q does not start with %q", got, p)
+	}
+	if c := Subst(e.TextContains, w); !strings.Contains(got, c) {
+		return fmt.Errorf("text %q does not contain %q", got, c)
+	}
+	return nil
 }
 
 // FileCheck is one files_after check; several keys may combine.

@@ -25,19 +25,34 @@ func TestMain(m *testing.M) {
 func TestConformanceCases(t *testing.T) {
 	cases, err := conformance.Cases()
 	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestSandboxConformanceCases runs testdata/sandbox-cases.json the same
+// way, each case with fssandbox mounted right after fslocal (sandbox.md §5).
+func TestSandboxConformanceCases(t *testing.T) {
+	cases, err := conformance.SandboxCases()
+	require.NoError(t, err)
+	for _, c := range cases {
+		require.NotNil(t, c.FSSandbox, "%s: every sandbox case has the fssandbox key", c.Name)
+	}
+	runCases(t, cases)
+}
+
+func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, W: w})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, W: w, FSSandbox: c.FSSandboxFor(w)})
 			session := st.Session("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {
 				res := st.Registry.Execute(t.Context(), call.Tool, call.ArgsFor(w), &tools.Exec{Session: session})
 				want := c.Expect[i]
-				assert.Equal(t, conformance.Subst(want.Text, w), res.Text(), "call %d (%s %s): text", i, call.Tool, call.Args)
+				assert.NoError(t, want.CheckText(w, res.Text()), "call %d (%s %s): text", i, call.Tool, call.Args)
 				assert.Equal(t, want.IsError, res.IsError, "call %d: isError", i)
 				assert.Equal(t, want.Code, res.Code(), "call %d: code", i)
 			}

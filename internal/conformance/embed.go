@@ -10,9 +10,12 @@ var casesJSON []byte
 
 // Cases returns the conformance cases copied from the shared spec into
 // testdata/cases.json (format: testdata/README.md).
-func Cases() ([]Case, error) {
+func Cases() ([]Case, error) { return decodeCases(casesJSON) }
+
+// decodeCases decodes one embedded case file.
+func decodeCases(data []byte) ([]Case, error) {
 	var cases []Case
-	if err := json.Unmarshal(casesJSON, &cases); err != nil {
+	if err := json.Unmarshal(data, &cases); err != nil {
 		return nil, err
 	}
 	return cases, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/fssandbox"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -24,6 +25,8 @@ type Stack struct {
 	// FS, Policy and ToolFS are the instances; Policy is nil without the
 	// policy.
 	FS, Policy, ToolFS *host.Instance
+	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
+	Sandbox *host.Instance
 	// W is the workspace: a fresh, symlink-free temporary directory, the
 	// provider's cwd and confinement root.
 	W string
@@ -37,6 +40,10 @@ type Options struct {
 	ToolFS map[string]any
 	// W is the workspace to use instead of a fresh one.
 	W string
+	// FSSandbox, when non-nil, mounts fssandbox with this raw config right
+	// after fslocal, its workspace defaulted to (or a relative one taken
+	// against) W as dshhost does (sandbox.md §5).
+	FSSandbox map[string]any
 }
 
 // New mounts the stack, fails tb when any plugin is not ACTIVE, and shuts
@@ -62,6 +69,9 @@ func New(tb testing.TB, opts Options) *Stack {
 	}
 	mount(tools.Plugin, nil)
 	s.FS = mount(fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	if opts.FSSandbox != nil {
+		s.Sandbox = mount(fssandbox.Plugin, sandboxConfig(tb, opts.FSSandbox, w))
+	}
 	if !opts.NoPolicy {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
@@ -84,4 +94,17 @@ func (s *Stack) Session(id string) *tools.Session { return &tools.Session{ID: id
 // JSON text.
 func (s *Stack) Call(ctx context.Context, session *tools.Session, tool, args string) tools.Result {
 	return s.Registry.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Session: session})
+}
+
+// sandboxConfig decodes raw as fssandbox's config and applies the workspace
+// w to it, as dshhost's loader does (config.WorkspaceUser).
+func sandboxConfig(tb testing.TB, raw map[string]any, w string) fssandbox.Config {
+	tb.Helper()
+	cfg, err := fssandbox.Plugin.DecodeConfig(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := cfg.(fssandbox.Config)
+	c.UseWorkspace(w)
+	return c
 }

@@ -1,13 +1,15 @@
 // Package standard registers the default plugin set by importing it: the
-// tool registry (tools), the local provider (fslocal), the read-before-edit
-// policy (fspolicy) and the filesystem tools (toolfs). cmd/dshhost imports it;
-// a custom binary imports it next to its own plugin packages.
+// tool registry (tools), the local provider (fslocal), the sandbox modes
+// (fssandbox), the read-before-edit policy (fspolicy) and the filesystem
+// tools (toolfs). cmd/dshhost imports it; a custom binary imports it next to
+// its own plugin packages.
 package standard
 
 import (
 	// The default plugins register themselves in init.
 	_ "github.com/dsh-go/dsh/plugins/fslocal"
 	_ "github.com/dsh-go/dsh/plugins/fspolicy"
+	_ "github.com/dsh-go/dsh/plugins/fssandbox"
 	_ "github.com/dsh-go/dsh/plugins/toolfs"
 	_ "github.com/dsh-go/dsh/plugins/tools"
 )

@@ -3,9 +3,12 @@ package tools
 // Session is the calling agent session: ID identifies it (read-before-edit
 // state is kept per ID, contract §4) and Cwd is its working directory, the
 // base of relative paths (contract §6.4; empty: the provider's own cwd).
+// Ask is the session's approval channel (sandbox.md §4.3): nil when the
+// session has no way to ask its user.
 type Session struct {
 	ID  string
 	Cwd string
+	Ask AskFunc
 }
 
 // Exec is the execution value of one tool call (contract §5.1): the call's
