@@ -15,14 +15,22 @@ type Config struct{}
 var Plugin = host.Define[Config]("fspolicy", apply)
 
 func apply(_ context.Context, s *host.Scope, _ Config) error {
-	p := newPolicy()
+	return newPolicy().register(s)
+}
+
+// register adds the policy's listeners on s: the two intent deciders,
+// the observation recorder and the session/closed pruner.
+func (p *policy) register(s *host.Scope) error {
 	if _, err := events.FSWriteIntent.On(s, p.writeIntent); err != nil {
 		return err
 	}
 	if _, err := events.FSEditIntent.On(s, p.editIntent); err != nil {
 		return err
 	}
-	_, err := events.FSObserved.On(s, p.observed)
+	if _, err := events.FSObserved.On(s, p.observed); err != nil {
+		return err
+	}
+	_, err := events.SessionClosed.On(s, p.closed)
 	return err
 }
 

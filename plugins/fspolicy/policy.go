@@ -88,3 +88,23 @@ func (p *policy) observed(_ context.Context, o events.Observation) error {
 	m[o.Target.Key] = observation{kind: o.Kind, version: o.Version}
 	return nil
 }
+
+// closed drops every observation of a session that ended (session/closed,
+// sandbox.md §4.1), so the state does not grow with the sessions served.
+func (p *policy) closed(_ context.Context, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.obs, id)
+	return nil
+}
+
+// sessions returns how many sessions have observations and how many
+// observations they hold together.
+func (p *policy) sessions() (sessions, observations int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.obs {
+		observations += len(m)
+	}
+	return len(p.obs), observations
+}

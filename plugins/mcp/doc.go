@@ -12,4 +12,4 @@
 // Every MCP session is its own tools.Session (its own read-before-edit
 // state, contract §4); a client's cancellation reaches the tool's context.
 // The package imports the host and the tools contract only.
-package mcpserver
+package mcp

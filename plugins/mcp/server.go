@@ -1,4 +1,4 @@
-package mcpserver
+package mcp
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,10 @@ type Options struct {
 	NeedRoots func() bool
 	// UseRoots receives the client's roots, in the client's order.
 	UseRoots func(ctx context.Context, roots []*mcp.Root)
+	// MaxInFlight bounds the calls running at once (0: DefaultMaxInFlight)
+	// and CallTimeout each call (0: DefaultCallTimeout); see calls.go.
+	MaxInFlight int
+	CallTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -49,6 +54,8 @@ type Server struct {
 
 	approvalKey []byte      // binds approval answers to their question (approval.go)
 	scope       *host.Scope // emits session/closed
+	calls       *calls      // bounds and drains tool calls (calls.go)
+	lifecycle               // transports and shutdown (plugin.go)
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -59,11 +66,11 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s, calls: newCalls(opts.MaxInFlight, opts.CallTimeout)}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
 		return nil, err
@@ -141,40 +148,14 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		session := s.session(req.Session)
 		var asked *approval
 		session.Ask, asked = s.askFunc(req, session.ID)
-		res := s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		res := s.calls.run(ctx, func(ctx context.Context) tools.Result {
+			return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+		})
 		if ask := asked.inputRequired(); ask != nil {
 			return ask, nil
 		}
 		return toMCP(res), nil
 	}
-}
-
-// rootsRequest is the id of the input request for the client's roots.
-const rootsRequest = "dshhost/roots"
-
-// roots runs the roots exchange while NeedRoots holds: it returns the
-// input-required result that asks for them, or nil once they were handed to
-// UseRoots (or the client cannot offer any).
-func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	if s.opts.NeedRoots == nil || s.opts.UseRoots == nil || !s.opts.NeedRoots() {
-		return nil
-	}
-	if req.Params != nil {
-		if resp, ok := req.Params.InputResponses[rootsRequest]; ok {
-			lr, _ := resp.(*mcp.ListRootsResult)
-			if lr != nil {
-				s.opts.UseRoots(ctx, lr.Roots)
-			} else {
-				s.opts.UseRoots(ctx, nil)
-			}
-			return nil
-		}
-	}
-	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
-		s.opts.UseRoots(ctx, nil)
-		return nil
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 }
 
 // toMCP converts a registry result (contract §5.4a [D20]): the text content

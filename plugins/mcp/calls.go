@@ -1,0 +1,155 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// calls bounds and drains the server's tool calls: at most max run at
+// once (the rest wait; one whose context ends while it waits is handed to
+// the registry cancelled, which answers `tool call aborted before
+// dispatch`, contract §5.2 step 2); each runs under the call timeout; Drain
+// refuses new calls, waits for those in flight, then cancels them.
+type calls struct {
+	slots   chan struct{}
+	timeout time.Duration
+
+	stop   context.Context // cancelled when draining gives up: every call's context ends
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	n        int           // calls admitted and not yet answered
+	idle     chan struct{} // closed when n drops to 0
+	draining bool
+}
+
+func newCalls(max int, timeout time.Duration) *calls {
+	if max <= 0 {
+		max = DefaultMaxInFlight
+	}
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	idle := make(chan struct{})
+	close(idle)
+	return &calls{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel, idle: idle}
+}
+
+// errCallTimeout is the cause of a call context that hit the call timeout.
+var errCallTimeout = errors.New("tool call timed out")
+
+// abortGrace is how long an answer waits, once the call's context ended,
+// for a body that ignores its context before answering without it. The
+// body keeps its slot until it returns.
+const abortGrace = time.Second
+
+// run runs body, the registry call, under the limits and returns its
+// result, or the timeout / aborted result when the call's context ended
+// first.
+func (c *calls) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
+	if !c.begin() {
+		return failure("the server is shutting down; the call was not run", "AbortError", "ABORTED_BEFORE_DISPATCH")
+	}
+	defer c.end()
+	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
+	defer cancel()
+	defer context.AfterFunc(c.stop, cancel)()
+
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		if context.Cause(ctx) == errCallTimeout {
+			return c.timedOut()
+		}
+		return body(ctx) // the registry answers: aborted before dispatch
+	}
+	done := make(chan tools.Result, 1)
+	go func() {
+		defer func() { <-c.slots }()
+		done <- body(ctx)
+	}()
+	select {
+	case res := <-done:
+		if res.IsError && context.Cause(ctx) == errCallTimeout {
+			return c.timedOut()
+		}
+		return res
+	case <-ctx.Done():
+	}
+	if context.Cause(ctx) == errCallTimeout {
+		return c.timedOut()
+	}
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(abortGrace):
+		return failure("tool call aborted", "AbortError", "ABORTED")
+	}
+}
+
+// timedOut is the result of a call that hit the call timeout.
+func (c *calls) timedOut() tools.Result {
+	return failure(fmt.Sprintf("tool call timed out after %d ms", c.timeout.Milliseconds()), "TimeoutError", "TIMEOUT")
+}
+
+// failure is a coded error result.
+func failure(message, name, code string) tools.Result {
+	return tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + message)},
+		Error: &tools.Failure{Message: message, Info: &tools.ErrorInfo{Name: name, Code: code}}}
+}
+
+// begin admits a call unless draining.
+func (c *calls) begin() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.draining {
+		return false
+	}
+	if c.n == 0 {
+		c.idle = make(chan struct{})
+	}
+	c.n++
+	return true
+}
+
+func (c *calls) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n--
+	if c.n == 0 {
+		close(c.idle)
+	}
+}
+
+// InFlight returns the number of calls admitted and not yet answered.
+func (c *calls) inFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// drain refuses new calls, waits up to timeout (or ctx) for the calls in
+// flight to be answered, then cancels the contexts of those left. It
+// reports whether every call was answered in time.
+func (c *calls) drain(ctx context.Context, timeout time.Duration) bool {
+	c.mu.Lock()
+	c.draining = true
+	idle := c.idle
+	c.mu.Unlock()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	c.cancel()
+	return false
+}
