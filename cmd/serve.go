@@ -1,12 +1,12 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -14,22 +14,27 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/dsh-go/dsh/config"
-	"github.com/dsh-go/dsh/mcpserver"
+	"github.com/dsh-go/dsh/host"
+	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
 )
 
-// serve runs `dshhost serve`: the deployment's tools over MCP on stdio
-// until the client disconnects (EOF) or SIGINT/SIGTERM, then disposes every
-// plugin. Logs go to stderr only.
+// serve runs `dshhost serve`: the deployment's tools over MCP (plugins/mcp)
+// on stdio, or on streamable HTTP with --http ADDR, until the stdio client
+// disconnects (EOF) or SIGINT/SIGTERM; then it stops accepting, drains the
+// calls in flight (up to the mcp entry's drainTimeout), cancels the rest and
+// disposes every plugin, exiting 0. Logs go to stderr only.
+//
+// The MCP server is the deployment's `mcp` entry (its config, then these
+// flags), mounted after every other entry; without one it is mounted with
+// its defaults.
 //
 // The workspace is --workspace (or DSH_WORKSPACE, or the config file's);
-// otherwise the client's first MCP root, asked for on the first tool call
-// when the client supports roots; otherwise the working directory. A working
-// directory that is / or the user's home is never used as a guess (MCP
-// clients often start servers there): without a root, calls then fail with
-// an error saying to pass --workspace.
+// otherwise the client's first usable MCP root, asked for on the first tool
+// call when the client supports roots; otherwise the working directory. A
+// working directory that is / or the user's home is never used as a guess
+// (MCP clients often start servers there): without a root, calls then fail
+// with an error saying to pass --workspace.
 func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
@@ -40,7 +45,7 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		return 2
 	}
 	tuneGC()
-	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default"}
+	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default", c: c, env: env}
 	if !ws.settled && refusedGuess(dep.Workspace) {
 		// Boot on an empty private directory so tools/list and the
 		// instructions exist; calls are refused until a root arrives.
@@ -56,47 +61,93 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 			return 2
 		}
 	}
+	id, cfg, err := c.mcpConfig(dep)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, program+":", err)
+		return 2
+	}
+	cfg.Name, cfg.Version, cfg.Logger, cfg.Workspace = program, Version, log, ws
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = env.Stdin, env.Stdout, env.Stderr
 	rt, err := boot(ctx, dep, log)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, program+":", err)
+		if rt != nil {
+			rt.close()
+		}
 		return 2
 	}
 	defer rt.close()
-	srv, err := mcpserver.New(rt.host.Root(), rt.reg, mcpserver.Options{
-		Name: program, Version: Version, Logger: log,
-		Cwd:       ws.current,
-		Ready:     ws.ready,
-		NeedRoots: func() bool { return !ws.isSettled() },
-		UseRoots: func(ctx context.Context, roots []*mcp.Root) {
-			dir, err := firstRoot(roots)
-			if err != nil {
-				ws.settle()
-				log.Info("no workspace from the client's roots", "reason", err)
-				return
-			}
-			if err := ws.retarget(ctx, rt, c, env, dir); err != nil {
-				log.Error("cannot use the client's root as the workspace", "root", dir, "err", err)
-			}
-		},
-	})
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
+	ws.rt = rt
+	inst, err := rt.host.Plugin(ctx, mcpplugin.Plugin, cfg, host.ID(id))
+	if err == nil {
+		err = inst.Wait(ctx)
+	}
+	srv, ok := mcpplugin.Key.Get(rt.host.Root())
+	if err != nil || !ok {
+		fmt.Fprintln(env.Stderr, program+":", cmp.Or(err, errors.New("the MCP server did not start")))
 		return 2
 	}
-	log.Info("serving MCP on stdio", "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
+	transport := "stdio"
+	if srv.URL() != "" {
+		transport = srv.URL()
+	}
+	log.Info("serving MCP", "on", transport, "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = srv.Run(sigctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		log.Error("mcp server stopped", "err", err)
+	select {
+	case <-sigctx.Done():
+	case <-srv.Done():
 	}
 	log.Info("shutting down")
+	if err := srv.Shutdown(context.Background()); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
 	return 0
 }
 
-type nopWriteCloser struct{ io.Writer }
+// mcpConfig returns the id and config of the deployment's mcp entry (the
+// plugin's defaults without one) with serve's flags applied, validated.
+func (c *common) mcpConfig(dep *config.Deployment) (string, mcpplugin.Config, error) {
+	id, cfg := mcpplugin.Plugin.Name(), mcpplugin.Plugin.DefaultConfig().(mcpplugin.Config)
+	for _, e := range dep.Entries {
+		if e.Plugin == mcpplugin.Plugin {
+			if e.Disabled {
+				return "", cfg, fmt.Errorf("plugin entry %q: serve needs the MCP server, which is disabled", e.ID)
+			}
+			id, cfg = e.ID, e.Config.(mcpplugin.Config)
+		}
+	}
+	m := c.mcp
+	cfg.HTTP = cmp.Or(m.http, cfg.HTTP)
+	if m.tokenFile != "" {
+		cfg.TokenFile, cfg.Token = m.tokenFile, ""
+	}
+	cfg.NoAuth = cfg.NoAuth || m.noAuth
+	cfg.TLSCert, cfg.TLSKey = cmp.Or(m.tlsCert, cfg.TLSCert), cmp.Or(m.tlsKey, cfg.TLSKey)
+	cfg.AllowOrigins = append(cfg.AllowOrigins, m.allowOrigins...)
+	cfg.AllowHosts = append(cfg.AllowHosts, m.allowHosts...)
+	if _, err := mcpplugin.Plugin.DecodeConfig(cfg); err != nil {
+		return "", cfg, err
+	}
+	return id, cfg, nil
+}
 
-func (nopWriteCloser) Close() error { return nil }
+// mcpFlags are serve's own flags; they override the mcp entry's keys.
+type mcpFlags struct {
+	http, tokenFile, tlsCert, tlsKey string
+	noAuth                           bool
+	allowOrigins, allowHosts         listFlag
+}
+
+func (m *mcpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.http, "http", "", "serve streamable HTTP on `ADDR` (host:port; 127.0.0.1:0 picks a port) at /mcp instead of stdio")
+	fs.StringVar(&m.tokenFile, "token-file", "", "read the HTTP bearer token from `FILE` (default: DSH_MCP_TOKEN, else a generated one printed once)")
+	fs.BoolVar(&m.noAuth, "no-auth", false, "serve HTTP without a token (loopback addresses only)")
+	fs.StringVar(&m.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (PEM; needs --tls-key)")
+	fs.StringVar(&m.tlsKey, "tls-key", "", "the private key `FILE` of --tls-cert (PEM)")
+	fs.Var(&m.allowOrigins, "allow-origin", "also accept requests with this `ORIGIN` (scheme://host[:port]; repeatable)")
+	fs.Var(&m.allowHosts, "allow-host", "also accept requests with this Host `NAME` (repeatable; for 0.0.0.0 listeners and proxies)")
+}
 
 // refusedGuess reports whether dir is / or the user's home directory.
 func refusedGuess(dir string) bool {
@@ -114,15 +165,22 @@ func (c *common) deploymentIn(env Env, dir string) (*config.Deployment, error) {
 	return cc.deployment(env)
 }
 
-// workspace is serve's current workspace.
+// workspace is serve's current workspace; it is the MCP plugin's
+// mcp.Workspace.
 type workspace struct {
 	mu      sync.Mutex
 	dir     string
 	settled bool   // chosen by flag, env or file: never retargeted
 	refused string // the refused guess, until a root arrives
+	noRoot  string // why the client's roots gave no workspace
+
+	c   *common
+	env Env
+	rt  *runtime
 }
 
-func (w *workspace) current() string {
+// Dir is the working directory of new sessions.
+func (w *workspace) Dir() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.dir
@@ -142,19 +200,24 @@ func (w *workspace) describe() string {
 	return w.dir
 }
 
-func (w *workspace) ready() error {
+// Ready fails calls while the workspace is a refused guess.
+func (w *workspace) Ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.refused != "" {
-		return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
+	switch {
+	case w.refused == "":
+		return nil
+	case w.noRoot != "" && w.noRoot != "the client has no roots":
+		return fmt.Errorf("%s has no workspace: it was started in %s and no root of the client was usable (%s); restart it with --workspace DIR", program, w.refused, w.noRoot)
 	}
-	return nil
+	return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 }
 
-// retarget makes dir the workspace unless one was chosen explicitly or a
+// UseRoot makes dir the workspace unless one was chosen explicitly or a
 // root was already taken: every entry whose config depends on the workspace
 // is updated (fslocal restarts, and toolfs with it).
-func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env Env, dir string) error {
+func (w *workspace) UseRoot(ctx context.Context, dir string) error {
+	rt, c, env := w.rt, w.c, w.env
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.settled {
@@ -188,30 +251,17 @@ func (w *workspace) retarget(ctx context.Context, rt *runtime, c *common, env En
 	return nil
 }
 
-func (w *workspace) isSettled() bool {
+// Pending reports whether the workspace still waits for the client's
+// roots.
+func (w *workspace) Pending() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.settled
+	return !w.settled
 }
 
-// settle stops asking for roots.
-func (w *workspace) settle() {
+// NoRoot stops asking for roots; reason is kept for Ready's message.
+func (w *workspace) NoRoot(reason string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.settled = true
-}
-
-// firstRoot returns the client's first root as a local directory.
-func firstRoot(roots []*mcp.Root) (string, error) {
-	if len(roots) == 0 {
-		return "", errors.New("the client has no roots")
-	}
-	u, err := url.Parse(roots[0].URI)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", fmt.Errorf("the first root %q is not a file: URI", roots[0].URI)
-	}
-	if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("the first root %q is not a directory", u.Path)
-	}
-	return filepath.Clean(u.Path), nil
+	w.settled, w.noRoot = true, reason
 }

@@ -54,6 +54,7 @@ var plugins = map[string]*host.Plugin{
 	"fslocal": host.Define("fslocal", func(context.Context, *host.Scope, fsConfig) error { return nil },
 		host.Defaults(func() fsConfig { return fsConfig{HardLinks: "preserve"} })),
 	"fspolicy": host.Define("fspolicy", noop),
+	"mcp":      host.Define("mcp", noop),
 	"fssandbox": host.Define("fssandbox", func(context.Context, *host.Scope, sandboxConfig) error { return nil },
 		host.Defaults(func() sandboxConfig { return sandboxConfig{Mode: "workspace-write"} })),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
@@ -128,6 +129,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fssandbox", "fssandbox", false, sandboxConfig{Mode: "workspace-write", Workspace: ws}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+		{"mcp", "mcp", false, struct{}{}},
 	}, summarize(d))
 }
 

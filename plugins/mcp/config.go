@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -131,4 +132,19 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// MarshalJSON writes the file form of the keys (`dshhost config`):
+// durations as strings such as "5m0s", which load back, and no token (a
+// secret; the printed deployment takes it from DSH_MCP_TOKEN or tokenFile
+// again).
+func (c Config) MarshalJSON() ([]byte, error) {
+	type keys Config // without this method
+	return json.Marshal(struct {
+		keys
+		Token              string `json:"token,omitempty"`
+		CallTimeout        string `json:"callTimeout"`
+		SessionIdleTimeout string `json:"sessionIdleTimeout"`
+		DrainTimeout       string `json:"drainTimeout"`
+	}{keys: keys(c), CallTimeout: c.CallTimeout.String(), SessionIdleTimeout: c.SessionIdleTimeout.String(), DrainTimeout: c.DrainTimeout.String()})
 }
