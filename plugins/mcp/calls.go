@@ -22,10 +22,8 @@ type calls struct {
 	stop   context.Context // cancelled when draining gives up: every call's context ends
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	n        int           // calls admitted and not yet answered
-	idle     chan struct{} // closed when n drops to 0
-	draining bool
+	running  tracker // calls admitted and not yet answered
+	requests tracker // HTTP POSTs being served (their answers are written before they end)
 }
 
 func newCalls(max int, timeout time.Duration) *calls {
@@ -36,9 +34,7 @@ func newCalls(max int, timeout time.Duration) *calls {
 		timeout = DefaultCallTimeout
 	}
 	stop, cancel := context.WithCancel(context.Background())
-	idle := make(chan struct{})
-	close(idle)
-	return &calls{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel, idle: idle}
+	return &calls{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel}
 }
 
 // errCallTimeout is the cause of a call context that hit the call timeout.
@@ -53,10 +49,10 @@ const abortGrace = time.Second
 // result, or the timeout / aborted result when the call's context ended
 // first.
 func (c *calls) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
-	if !c.begin() {
+	if !c.running.begin() {
 		return failure("the server is shutting down; the call was not run", "AbortError", "ABORTED_BEFORE_DISPATCH")
 	}
-	defer c.end()
+	defer c.running.end()
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
 	defer cancel()
 	defer context.AfterFunc(c.stop, cancel)()
@@ -104,52 +100,68 @@ func failure(message, name, code string) tools.Result {
 		Error: &tools.Failure{Message: message, Info: &tools.ErrorInfo{Name: name, Code: code}}}
 }
 
-// begin admits a call unless draining.
-func (c *calls) begin() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.draining {
+// tracker counts work in progress and refuses new work once draining.
+type tracker struct {
+	mu       sync.Mutex
+	n        int
+	idle     chan struct{} // closed when n drops to 0; nil while n is 0
+	draining bool
+}
+
+// begin admits one unit of work unless draining.
+func (t *tracker) begin() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.draining {
 		return false
 	}
-	if c.n == 0 {
-		c.idle = make(chan struct{})
+	if t.n == 0 {
+		t.idle = make(chan struct{})
 	}
-	c.n++
+	t.n++
 	return true
 }
 
-func (c *calls) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n--
-	if c.n == 0 {
-		close(c.idle)
+func (t *tracker) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n--
+	if t.n == 0 {
+		close(t.idle)
+		t.idle = nil
 	}
 }
 
-// InFlight returns the number of calls admitted and not yet answered.
-func (c *calls) inFlight() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
+// startDrain refuses new work and returns a channel closed once none is
+// left.
+func (t *tracker) startDrain() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.draining = true
+	if t.idle == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return t.idle
 }
 
-// drain refuses new calls, waits up to timeout (or ctx) for the calls in
-// flight to be answered, then cancels the contexts of those left. It
-// reports whether every call was answered in time.
+// drain refuses new calls and HTTP requests, waits up to timeout (or ctx)
+// for those in flight to be answered, then cancels the contexts of the
+// calls left. It reports whether everything was answered in time.
 func (c *calls) drain(ctx context.Context, timeout time.Duration) bool {
-	c.mu.Lock()
-	c.draining = true
-	idle := c.idle
-	c.mu.Unlock()
+	requests, running := c.requests.startDrain(), c.running.startDrain()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case <-idle:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
+	for _, idle := range []<-chan struct{}{requests, running} {
+		select {
+		case <-idle:
+			continue
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		c.cancel()
+		return false
 	}
-	c.cancel()
-	return false
+	return true
 }

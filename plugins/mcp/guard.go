@@ -21,13 +21,14 @@ import (
 //     with `WWW-Authenticate: Bearer`. No token means no check (noAuth).
 type guard struct {
 	next    http.Handler
+	calls   *calls // tracks POSTs for the drain
 	token   []byte // sha256 of the token; nil: no auth
 	hosts   []string
 	origins []string
 }
 
-func newGuard(next http.Handler, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
-	g := &guard{next: next}
+func newGuard(next http.Handler, c *calls, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+	g := &guard{next: next, calls: c}
 	if token != "" {
 		sum := sha256.Sum256([]byte(token))
 		g.token = sum[:]
@@ -64,6 +65,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 		return
+	}
+	if r.Method == http.MethodPost {
+		if !g.calls.requests.begin() {
+			http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		defer g.calls.requests.end()
 	}
 	g.next.ServeHTTP(w, r)
 }
