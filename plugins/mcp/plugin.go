@@ -78,13 +78,20 @@ func (s *Server) serveStdio(cfg Config) error {
 	if out == nil {
 		out = os.Stdout
 	}
-	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: cfg.MaxMessageBytes}
+	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: cfg.MaxMessageBytes, requests: &s.calls.requests}
 	ss, err := s.srv.Connect(context.Background(), t, nil)
 	if err != nil {
 		return err
 	}
 	go func() {
-		_ = ss.Wait()
+		// Done at the end of the input, not of the session: the drain
+		// then answers what was read, or cancels it.
+		ended := make(chan struct{})
+		go func() { _ = ss.Wait(); close(ended) }()
+		select {
+		case <-t.inputEnded():
+		case <-ended:
+		}
 		s.end()
 	}()
 	return nil

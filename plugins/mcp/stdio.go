@@ -30,6 +30,10 @@ type StdioTransport struct {
 	// MaxMessageBytes bounds one line, newline excluded; 0 means
 	// DefaultMaxMessageBytes.
 	MaxMessageBytes int64
+
+	requests *tracker      // the server's, when served by the plugin: counts unanswered requests
+	conn     *lineConn     // set by Connect
+	ended    chan struct{} // closed with the input, made by Connect
 }
 
 // Connect starts reading and returns the connection. It never fails.
@@ -38,16 +42,30 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
-	c := &lineConn{w: t.Writer, max: max, in: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{})}
+	c := &lineConn{w: t.Writer, max: max, in: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{}),
+		requests: t.requests, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+	t.conn = c
 	go c.read(bufio.NewReaderSize(t.Reader, 64<<10))
 	return c, nil
 }
 
-// lineConn is one stdio connection.
+// inputEnded is closed when the input stream ended (EOF or a read error).
+func (t *StdioTransport) inputEnded() <-chan struct{} { return t.conn.eof }
+
+// lineConn is one stdio connection. At the end of the input, Read returns
+// io.EOF only once every request already read has been answered (or the
+// connection closed): the SDK cancels the requests in flight when Read
+// fails, and a client that writes its requests and closes its end (`printf
+// ... | dshhost serve`) still gets every answer.
 type lineConn struct {
 	w   io.Writer
 	max int64
 	wmu sync.Mutex
+
+	requests *tracker            // optional: counts the unanswered requests for the drain
+	pmu      sync.Mutex          // guards pending
+	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
+	answered chan struct{}       // signalled when pending shrinks
 
 	in     chan jsonrpc.Message
 	eof    chan struct{} // closed when the reader ended; readErr says why
@@ -70,6 +88,7 @@ func (c *lineConn) read(r *bufio.Reader) {
 					return
 				}
 			} else {
+				c.track(msg)
 				select {
 				case c.in <- msg:
 				case <-c.closed:
@@ -146,12 +165,62 @@ func errorReply(code int64, message string) []byte {
 	return b
 }
 
-// Read returns the next message, io.EOF once the stream ended.
+// track records a request that needs an answer.
+func (c *lineConn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
+	}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if _, dup := c.pending[req.ID]; !dup {
+		c.pending[req.ID] = c.requests != nil && c.requests.begin()
+	}
+}
+
+// answer forgets the request msg answers, if any.
+func (c *lineConn) answer(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	c.pmu.Lock()
+	counted, found := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	c.pmu.Unlock()
+	if counted {
+		c.requests.end()
+	}
+	if found {
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (c *lineConn) unanswered() int {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return len(c.pending)
+}
+
+// Read returns the next message, io.EOF once the stream ended and every
+// request read was answered.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg := <-c.in:
 		return msg, nil
 	case <-c.eof:
+		for c.unanswered() > 0 {
+			select {
+			case <-c.answered:
+			case <-c.closed:
+				return nil, io.EOF
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		if c.err == nil || errors.Is(c.err, io.EOF) {
 			return nil, io.EOF
 		}
@@ -172,24 +241,35 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeRaw(b)
+	err = c.writeRaw(b)
+	c.answer(msg)
+	return err
 }
 
+// writeRaw writes one line. It works after Close too: the output stream
+// stays open, so the answers to messages read before the input ended are
+// still delivered.
 func (c *lineConn) writeRaw(b []byte) error {
-	select {
-	case <-c.closed:
-		return errors.New("connection closed")
-	default:
-	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.w.Write(append(b, '\n'))
 	return err
 }
 
-// Close ends the connection; a Read waiting for input returns io.EOF.
+// Close ends the connection; a Read waiting for input returns io.EOF, and
+// the requests left unanswered stop counting.
 func (c *lineConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		close(c.closed)
+		c.pmu.Lock()
+		defer c.pmu.Unlock()
+		for id, counted := range c.pending {
+			if counted {
+				c.requests.end()
+			}
+			delete(c.pending, id)
+		}
+	})
 	return nil
 }
 
