@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,7 +42,7 @@ type served struct {
 
 // serveHTTP mounts the plugin on a free loopback port; edit adjusts the
 // config (token "secret" unless changed).
-func serveHTTP(t *testing.T, edit func(*mcpserver.Config)) *served {
+func serveHTTP(t testing.TB, edit func(*mcpserver.Config)) *served {
 	t.Helper()
 	st := stacktest.New(t, stacktest.Options{})
 	cfg := mcpserver.Plugin.DefaultConfig().(mcpserver.Config)
@@ -389,4 +391,9 @@ func TestHTTPShutdownWaitsForCallsInFlight(t *testing.T) {
 func ExampleServer_URL() {
 	fmt.Println(mcpserver.Path)
 	// Output: /mcp
+}
+
+// quietLogger drops the SDK's per-session info lines.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
