@@ -55,7 +55,7 @@ func (c *common) applyPolicy(dep *config.Deployment) error {
 		if !ok {
 			return errors.New("--policy on: no fspolicy plugin is registered in this binary")
 		}
-		cfg, err := p.DecodeConfig(nil)
+		cfg, err := p.CheckConfig(nil)
 		if err != nil {
 			return err
 		}

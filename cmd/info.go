@@ -110,8 +110,9 @@ func printConfig(_ context.Context, env Env, c *common, _ []string) int {
 	}
 	out := struct {
 		Workspace string      `json:"workspace"`
+		Watch     bool        `json:"watch,omitempty"`
 		Plugins   []entryJSON `json:"plugins"`
-	}{Workspace: dep.Workspace, Plugins: []entryJSON{}}
+	}{Workspace: dep.Workspace, Watch: dep.Watch, Plugins: []entryJSON{}}
 	for _, e := range dep.Entries {
 		out.Plugins = append(out.Plugins, entryJSON{e.ID, e.Name, e.Disabled, e.Declared})
 	}

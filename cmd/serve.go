@@ -40,6 +40,10 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
 		return 2
 	}
+	if c.watch && c.config == "" {
+		fmt.Fprintln(env.Stderr, program+": --watch needs a deployment file: pass --config FILE")
+		return 2
+	}
 	log, dep, ok := c.load(env, slog.LevelInfo)
 	if !ok {
 		return 2
@@ -94,6 +98,14 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	log.Info("serving MCP", "on", transport, "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if c.watch || dep.Watch {
+		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, program+":", err)
+			return 2
+		}
+		defer stopWatch() // before rt.close: no reload races the shutdown
+	}
 	select {
 	case <-sigctx.Done():
 	case <-srv.Done():
@@ -126,7 +138,7 @@ func (c *common) mcpConfig(dep *config.Deployment) (string, mcpplugin.Config, er
 	cfg.TLSCert, cfg.TLSKey = cmp.Or(m.tlsCert, cfg.TLSCert), cmp.Or(m.tlsKey, cfg.TLSKey)
 	cfg.AllowOrigins = append(cfg.AllowOrigins, m.allowOrigins...)
 	cfg.AllowHosts = append(cfg.AllowHosts, m.allowHosts...)
-	if _, err := mcpplugin.Plugin.DecodeConfig(cfg); err != nil {
+	if _, err := mcpplugin.Plugin.CheckConfig(cfg); err != nil {
 		return "", cfg, err
 	}
 	return id, cfg, nil
@@ -207,8 +219,8 @@ func (w *workspace) Ready() error {
 	switch {
 	case w.refused == "":
 		return nil
-	case w.noRoot != "" && w.noRoot != "the client has no roots":
-		return fmt.Errorf("%s has no workspace: it was started in %s and no root of the client was usable (%s); restart it with --workspace DIR", program, w.refused, w.noRoot)
+	case w.noRoot != "" && w.noRoot != "the client offered no roots":
+		return fmt.Errorf("%s has no workspace: it was started in %s and %s; restart it with --workspace DIR", program, w.refused, w.noRoot)
 	}
 	return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 }
@@ -247,7 +259,7 @@ func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 		return err
 	}
 	rt.dep, w.dir, w.refused = dep, dir, ""
-	rt.log.Info("workspace set from the client's first root", "workspace", dir)
+	rt.log.Info("workspace set from the client's first usable root", "workspace", dir)
 	return nil
 }
 

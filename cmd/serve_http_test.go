@@ -136,7 +136,7 @@ func TestServeStdioAnswersBadLines(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 3, r.stdout) // answers may come in any order
-	assert.Contains(t, lines, `{"error":{"code":-32700,"message":"Parse error: the line is not JSON"},"id":null,"jsonrpc":"2.0"}`)
+	assert.Contains(t, lines, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the line is not valid JSON"}}`)
 	assert.Contains(t, lines, `{"jsonrpc":"2.0","id":2,"result":{}}`, "answered although the input ended right after it")
 }
 

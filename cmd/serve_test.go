@@ -136,6 +136,12 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 		assert.True(t, res.IsError)
 		assert.Equal(t, "Error: dshhost has no workspace: it was started in / and the client offered no roots; restart it with --workspace DIR", text(t, res))
 	})
+	t.Run("with only refused roots", func(t *testing.T) {
+		cs := start(t, &mcp.Root{URI: "file:///", Name: "everything"})
+		res := callTool(t, cs, "list", map[string]any{})
+		assert.True(t, res.IsError)
+		assert.Equal(t, `Error: dshhost has no workspace: it was started in / and the client's roots were refused: "file:///" (the file system root is never used as the workspace); restart it with --workspace DIR`, text(t, res))
+	})
 }
 
 // TestServeShutsDownCleanlyOnSIGTERM: a signal ends serve with every plugin
@@ -199,4 +205,35 @@ func TestServeBoundsTheDiffs(t *testing.T) {
 	assert.Equal(t, map[string]any{"path": w + "/b.txt", "operation": "create"}, res.StructuredContent)
 	diffs, _ := json.Marshal(res.Meta["diffs"])
 	assert.JSONEq(t, `[]`, string(diffs), "a create has no hunks, so nothing to omit")
+}
+
+// TestServeWatchReloadsTheFile: `serve --watch` picks up a change of its
+// deployment file on the running session: disabling fspolicy lets an unread
+// file be edited, without reconnecting.
+func TestServeWatchReloadsTheFile(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "a.txt"), "x=1\n")
+	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n")
+	cmd := exec.Command(binary, "serve", "--watch", "--config", file, "--workspace", w)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	edit := map[string]any{"file_path": "a.txt", "old_string": "x=1", "new_string": "x=2"}
+	res := callTool(t, cs, "edit", edit)
+	require.True(t, res.IsError)
+	assert.Contains(t, text(t, res), "edit requires reading")
+
+	writeFile(t, file, "plugins:\n  - name: fslocal\n  - name: fspolicy\n    disabled: true\n  - name: toolfs\n")
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		res := callTool(t, cs, "edit", edit)
+		assert.False(c, res.IsError)
+	}, 10*time.Second, 50*time.Millisecond)
+}
+
+func TestServeWatchNeedsAFile(t *testing.T) {
+	res := dshhost(t, workspace(t), "", nil, "serve", "--watch")
+	assert.Equal(t, 2, res.code)
+	assert.Contains(t, res.stderr, "--watch needs a deployment file: pass --config FILE")
 }

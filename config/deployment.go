@@ -25,6 +25,9 @@ type Deployment struct {
 	// "default" (the working directory). dshhost serve treats only the
 	// default as a guess it may refine from the client's roots.
 	WorkspaceFrom string
+	// Watch is the file's `watch`: `dshhost serve` reloads the deployment
+	// when the file changes (as with --watch).
+	Watch bool
 	// Entries are the plugin entries in file order, disabled ones included.
 	Entries []Entry
 }
@@ -72,13 +75,6 @@ func (d *Deployment) Entry(id string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
-}
-
-// WorkspaceUser is implemented (with a pointer receiver) by plugin config
-// types that default some keys to the workspace, such as fslocal's cwd and
-// root. UseWorkspace sets each such key that is still unset to dir.
-type WorkspaceUser interface {
-	UseWorkspace(dir string)
 }
 
 // Issue is one problem found while loading: where it came from (a file

@@ -291,3 +291,30 @@ func TestUnknownFormatAndMissingFile(t *testing.T) {
 	_, err = load(t, config.Options{File: filepath.Join(t.TempDir(), "none.yaml")})
 	assert.ErrorContains(t, err, "none.yaml")
 }
+
+func TestWatchKey(t *testing.T) {
+	ws := t.TempDir()
+	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "watch: true\nplugins: []\n")})
+	require.NoError(t, err)
+	assert.True(t, d.Watch)
+	d, err = load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "plugins: []\n")})
+	require.NoError(t, err)
+	assert.False(t, d.Watch)
+	file := writeFile(t, "d.yaml", "watch: yes\nplugins: []\n")
+	_, err = load(t, config.Options{Workspace: ws, File: file})
+	assert.EqualError(t, err, "invalid deployment config:\n  "+file+`: watch: expected a boolean, got string "yes"`)
+}
+
+// host §6 item 21 (second half): each Load is built fresh, so a reload of a
+// file that lost a key no longer has it.
+func TestALoadAfterAKeyIsRemovedForgetsIt(t *testing.T) {
+	ws := t.TempDir()
+	file := writeFile(t, "d.yaml", "plugins:\n  - name: toolfs\n    config: {readLimit: 3}\n")
+	d, err := load(t, config.Options{Workspace: ws, File: file})
+	require.NoError(t, err)
+	assert.Equal(t, 3, d.Entries[0].Config.(toolConfig).ReadLimit)
+	require.NoError(t, os.WriteFile(file, []byte("plugins:\n  - name: toolfs\n"), 0o644))
+	d, err = load(t, config.Options{Workspace: ws, File: file})
+	require.NoError(t, err)
+	assert.Equal(t, 2000, d.Entries[0].Config.(toolConfig).ReadLimit, "back to the default")
+}

@@ -1,8 +1,8 @@
 package config
 
 import (
-	"fmt"
 	"reflect"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -21,24 +21,28 @@ func scalar(s string) any {
 	return v
 }
 
-// describe names a raw value for an error message.
-func describe(v any) string {
-	if v == nil {
+// describe names a raw or decoded config value for an error message:
+// `string "x"`, `2.5`, `boolean true`, `a list`, `a mapping`, `null`.
+func describe(data any) string {
+	if data == nil {
 		return "null"
 	}
-	switch x := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", x)
-	case bool:
-		return fmt.Sprintf("boolean %t", x)
-	case []any:
+	v := reflect.ValueOf(data)
+	switch v.Kind() {
+	case reflect.String:
+		return "string " + strconv.Quote(v.String())
+	case reflect.Bool:
+		return "boolean " + strconv.FormatBool(v.Bool())
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Slice, reflect.Array:
 		return "a list"
-	case map[string]any:
+	case reflect.Map, reflect.Struct:
 		return "a mapping"
 	}
-	switch reflect.ValueOf(v).Kind() {
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64, reflect.Float32, reflect.Uint64:
-		return fmt.Sprint(v)
-	}
-	return fmt.Sprintf("%T", v)
+	return v.Type().String()
 }

@@ -2,7 +2,8 @@
 // plugins (contract §1.1): the waterfalls [FSWriteIntent] and [FSEditIntent],
 // which decide a write's intent and an edit's guard, and the emit
 // [FSObserved], which reports what a tool call saw of a file. The tools
-// dispatch them; policies such as fspolicy listen.
+// dispatch them; policies such as fspolicy listen. It also declares
+// [ConfigReloadFailed], which dshhost emits when a config reload is refused.
 //
 // It imports fsapi (payloads carry fsapi.Target) and host (the dispatch
 // modes); fsapi never imports it.

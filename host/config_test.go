@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,26 +11,13 @@ import (
 	"github.com/dsh-go/dsh/host"
 )
 
-type limits struct {
-	Depth int `json:"depth"`
-}
-
-// sampleConfig exercises every kind of field DecodeConfig handles.
+// sampleConfig is the typed config of the host's config tests.
 type sampleConfig struct {
-	Limit int           `json:"limit"`
-	Name  string        `json:"name"`
-	Ratio float64       `json:"ratio"`
-	On    bool          `json:"on"`
-	Wait  time.Duration `json:"wait"`
-	Inner limits        `json:"inner"`
-	List  []limits      `json:"list"`
-	Tags  []string      `json:"tags"`
-	Small uint8         `json:"small"`
+	Limit int    `json:"limit"`
+	Name  string `json:"name"`
 }
 
-func defaultSample() sampleConfig {
-	return sampleConfig{Limit: 10, Name: "default", Wait: 5 * time.Second}
-}
+func defaultSample() sampleConfig { return sampleConfig{Limit: 10, Name: "default"} }
 
 // Validate rejects a negative limit with a key path and a reserved name with
 // a plain error.
@@ -41,6 +27,9 @@ func (c sampleConfig) Validate() error {
 	}
 	if c.Name == "forbidden" {
 		return errors.New(`name "forbidden" is reserved`)
+	}
+	if c.Name == "panic" {
+		panic("validate exploded")
 	}
 	return nil
 }
@@ -64,79 +53,33 @@ func samplePlugin(apply func(ctx context.Context, s *host.Scope, c sampleConfig)
 	return host.Define("cfg", apply, host.Defaults(defaultSample))
 }
 
-// host §1.6, §3.7: strict decoding onto the defaults, then Validate, all
-// before apply; every issue names its key path.
-func TestDecodeConfig(t *testing.T) {
+// host §1.6, §3.7: the host takes typed config only (decoding is the config
+// package's) and runs the plugin's own Validate before apply.
+func TestCheckConfig(t *testing.T) {
 	p := samplePlugin(nil)
-	full := defaultSample()
-	full.Limit = 3
+	full := sampleConfig{Limit: 3, Name: "x"}
 	cases := []struct {
 		name string
-		raw  any
+		cfg  any
 		want sampleConfig
 		err  string
 	}{
-		{name: "nil gives the defaults", raw: nil, want: defaultSample()},
-		{name: "a config value is used as is", raw: full, want: full},
-		{name: "a config pointer is dereferenced", raw: &full, want: full},
-		{name: "a nil config pointer gives the defaults", raw: (*sampleConfig)(nil), want: defaultSample()},
-		{name: "an empty mapping gives the defaults", raw: map[string]any{}, want: defaultSample()},
-		{
-			name: "a mapping is decoded onto the defaults",
-			raw: map[string]any{
-				"limit": 7.0, "ratio": 2, "on": true, "wait": "250ms", "small": 255,
-				"inner": map[string]any{"depth": 2}, "list": []any{map[string]any{"depth": 1}},
-				"tags": []any{"a", "b"},
-			},
-			want: sampleConfig{
-				Limit: 7, Name: "default", Ratio: 2, On: true, Wait: 250 * time.Millisecond, Small: 255,
-				Inner: limits{Depth: 2}, List: []limits{{Depth: 1}}, Tags: []string{"a", "b"},
-			},
-		},
-		{name: "a null value keeps the default", raw: map[string]any{"name": nil}, want: defaultSample()},
-		{name: "an unknown key is an issue", raw: map[string]any{"bogus": 1},
-			err: `plugin "cfg": invalid config: bogus: unknown key`},
-		{name: "keys match their json tag exactly", raw: map[string]any{"Limit": 1},
-			err: `plugin "cfg": invalid config: Limit: unknown key`},
-		{name: "an unknown nested key names its path", raw: map[string]any{"inner": map[string]any{"zz": 1}},
-			err: `plugin "cfg": invalid config: inner.zz: unknown key`},
-		{name: "a string for an int field is an issue", raw: map[string]any{"limit": "x"},
-			err: `plugin "cfg": invalid config: limit: expected an integer, got string "x"`},
-		{name: "2.5 for an int field is an issue", raw: map[string]any{"limit": 2.5},
-			err: `plugin "cfg": invalid config: limit: expected an integer, got 2.5`},
-		{name: "an out-of-range integer is an issue", raw: map[string]any{"small": 300},
-			err: `plugin "cfg": invalid config: small: 300 is out of range`},
-		{name: "a negative integer for an unsigned field is an issue", raw: map[string]any{"small": -1},
-			err: `plugin "cfg": invalid config: small: -1 is out of range`},
-		{name: "a string for a bool field is an issue", raw: map[string]any{"on": "yes"},
-			err: `plugin "cfg": invalid config: on: expected a boolean, got string "yes"`},
-		{name: "a number for a string field is an issue", raw: map[string]any{"name": 3},
-			err: `plugin "cfg": invalid config: name: expected a string, got 3`},
-		{name: "a string for a float field is an issue", raw: map[string]any{"ratio": "x"},
-			err: `plugin "cfg": invalid config: ratio: expected a number, got string "x"`},
-		{name: "a bad duration is an issue", raw: map[string]any{"wait": "soon"},
-			err: `plugin "cfg": invalid config: wait: expected a duration such as "5s", got string "soon"`},
-		{name: "a scalar for a struct field is an issue", raw: map[string]any{"inner": 3},
-			err: `plugin "cfg": invalid config: inner: expected a mapping, got 3`},
-		{name: "a scalar for a list field is an issue", raw: map[string]any{"tags": "a"},
-			err: `plugin "cfg": invalid config: tags: expected a list, got string "a"`},
-		{name: "a list element names its index", raw: map[string]any{"list": []any{map[string]any{"depth": 1}, map[string]any{"depth": "a"}}},
-			err: `plugin "cfg": invalid config: list[1].depth: expected an integer, got string "a"`},
-		{name: "a config that is not a mapping is an issue", raw: "str",
-			err: `plugin "cfg": invalid config: expected a mapping, got string "str"`},
-		{name: "every issue is listed, sorted by key path",
-			raw: map[string]any{"on": "yes", "limit": 2.5, "bogus": 1, "inner": map[string]any{"depth": "deep", "zz": 1}},
-			err: `plugin "cfg": invalid config: bogus: unknown key; inner.depth: expected an integer, got string "deep"; inner.zz: unknown key; limit: expected an integer, got 2.5; on: expected a boolean, got string "yes"`},
-		{name: "Validate runs after decoding and names its key path", raw: map[string]any{"limit": -1},
+		{name: "nil gives the defaults", cfg: nil, want: defaultSample()},
+		{name: "a config value is used as is", cfg: full, want: full},
+		{name: "a config pointer is dereferenced", cfg: &full, want: full},
+		{name: "a nil config pointer gives the defaults", cfg: (*sampleConfig)(nil), want: defaultSample()},
+		{name: "a raw mapping is not decoded here", cfg: map[string]any{"limit": 1},
+			err: `plugin "cfg": invalid config: expected a host_test.sampleConfig value, got map[string]interface {} (raw config is decoded by config.Decode)`},
+		{name: "Validate names its key path", cfg: sampleConfig{Limit: -1},
 			err: `plugin "cfg": invalid config: limit: must be at least 0`},
-		{name: "a plain Validate error is one issue for the whole config", raw: map[string]any{"name": "forbidden"},
+		{name: "a plain Validate error is one issue for the whole config", cfg: sampleConfig{Name: "forbidden"},
 			err: `plugin "cfg": invalid config: name "forbidden" is reserved`},
-		{name: "Validate also runs on a config value", raw: sampleConfig{Limit: -1},
-			err: `plugin "cfg": invalid config: limit: must be at least 0`},
+		{name: "a panicking Validate is an issue", cfg: sampleConfig{Name: "panic"},
+			err: `plugin "cfg": invalid config: Validate panicked: validate exploded`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := p.DecodeConfig(tc.raw)
+			got, err := p.CheckConfig(tc.cfg)
 			if tc.err != "" {
 				assert.EqualError(t, err, tc.err)
 				assert.ErrorIs(t, err, host.ErrConfig)
@@ -152,21 +95,11 @@ func TestDecodeConfig(t *testing.T) {
 	}
 }
 
-func TestDecodeConfigIssues(t *testing.T) {
-	_, err := samplePlugin(nil).DecodeConfig(map[string]any{"limit": "x", "zz": true})
-	var ce *host.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, []host.ConfigIssue{
-		{Path: "limit", Problem: `expected an integer, got string "x"`},
-		{Path: "zz", Problem: "unknown key"},
-	}, ce.Issues)
-}
-
-func TestDecodeConfigPointerReceiverValidate(t *testing.T) {
+func TestCheckConfigPointerReceiverValidate(t *testing.T) {
 	p := host.Define("server", func(context.Context, *host.Scope, pointerValidated) error { return nil })
-	_, err := p.DecodeConfig(nil)
+	_, err := p.CheckConfig(nil)
 	assert.EqualError(t, err, `plugin "server": invalid config: port: is required`)
-	got, err := p.DecodeConfig(map[string]any{"port": 8080})
+	got, err := p.CheckConfig(pointerValidated{Port: 8080})
 	require.NoError(t, err)
 	assert.Equal(t, pointerValidated{Port: 8080}, got)
 }
@@ -191,24 +124,24 @@ func TestPluginDescribesItself(t *testing.T) {
 	assert.Equal(t, noConfig{}, define("bare", func(context.Context, *host.Scope) error { return nil }).DefaultConfig())
 }
 
-// host §6 item 3: invalid config or an unknown key gives FAILED, apply never
-// runs, and the error lists the key paths.
+// host §6 item 3: an invalid config gives FAILED, apply never runs, and the
+// error lists the key paths. (Unknown keys and wrong types are the config
+// package's decoder's: config's TestDecode.)
 func TestInvalidConfigFailsWithoutApply(t *testing.T) {
 	cases := []struct {
 		name string
-		raw  any
+		cfg  any
 		err  string
 	}{
-		{"unknown key", map[string]any{"bogus": 1, "extra": 2}, `plugin "cfg": invalid config: bogus: unknown key; extra: unknown key`},
-		{"wrong type", map[string]any{"limit": "ten"}, `plugin "cfg": invalid config: limit: expected an integer, got string "ten"`},
-		{"Validate fails", map[string]any{"limit": -5}, `plugin "cfg": invalid config: limit: must be at least 0`},
+		{"not the config type", "ten", `plugin "cfg": invalid config: expected a host_test.sampleConfig value, got string (raw config is decoded by config.Decode)`},
+		{"Validate fails", sampleConfig{Limit: -5}, `plugin "cfg": invalid config: limit: must be at least 0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHost(t)
 			applied := 0
 			p := samplePlugin(func(context.Context, *host.Scope, sampleConfig) error { applied++; return nil })
-			inst := mount(t, h, p, tc.raw)
+			inst := mount(t, h, p, tc.cfg)
 			assert.Equal(t, host.StateFailed, inst.State())
 			assert.EqualError(t, inst.Err(), tc.err)
 			assert.ErrorIs(t, inst.Wait(t.Context()), host.ErrConfig)
@@ -227,62 +160,17 @@ func TestUpdateValidatesFirst(t *testing.T) {
 		seen = append(seen, c.Limit)
 		return nil
 	})
-	inst := mount(t, h, p, map[string]any{"limit": 1})
+	inst := mount(t, h, p, sampleConfig{Limit: 1})
 	require.Equal(t, host.StateActive, inst.State())
 
-	err := inst.Update(t.Context(), map[string]any{"limit": "many"})
-	assert.EqualError(t, err, `plugin "cfg": invalid config: limit: expected an integer, got string "many"`)
+	err := inst.Update(t.Context(), sampleConfig{Limit: -1})
+	assert.EqualError(t, err, `plugin "cfg": invalid config: limit: must be at least 0`)
 	assert.Equal(t, host.StateActive, inst.State())
 	assert.Equal(t, []int{1}, seen, "an invalid update must not restart")
 	assert.Equal(t, 1, inst.Config().(sampleConfig).Limit)
 
-	require.NoError(t, inst.Update(t.Context(), map[string]any{"limit": 2}))
+	require.NoError(t, inst.Update(t.Context(), sampleConfig{Limit: 2}))
 	assert.Equal(t, host.StateActive, inst.State())
 	assert.Equal(t, []int{1, 2}, seen)
 	assert.Equal(t, 2, inst.Config().(sampleConfig).Limit)
-}
-
-// limitConfig names its own message for a bad limit, as toolfs must
-// (contract §6.1).
-type limitConfig struct {
-	Limit int     `json:"limit" invalid:"limit must be a positive integer"`
-	Inner limits  `json:"inner"`
-	Ratio float64 `json:"ratio"`
-}
-
-func (c limitConfig) Validate() error {
-	if c.Limit < 1 {
-		return &host.ConfigError{Issues: []host.ConfigIssue{{Path: "limit", Problem: "limit must be a positive integer"}}}
-	}
-	return nil
-}
-
-// A top-level field's `invalid` tag replaces the decoder's wording for a
-// value of the wrong type, so 2.5, "x" and 0 get the same message; other
-// fields keep the decoder's wording.
-func TestAnInvalidTagNamesTheFieldsMessage(t *testing.T) {
-	p := host.Define("limited", func(context.Context, *host.Scope, limitConfig) error { return nil },
-		host.Defaults(func() limitConfig { return limitConfig{Limit: 1} }))
-	cases := []struct {
-		name string
-		raw  map[string]any
-		err  string
-	}{
-		{"a float", map[string]any{"limit": 2.5}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
-		{"a string", map[string]any{"limit": "x"}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
-		{"zero, through Validate", map[string]any{"limit": 0}, `plugin "limited": invalid config: limit: limit must be a positive integer`},
-		{"an untagged field keeps the decoder's wording", map[string]any{"ratio": "x", "limit": 2.5},
-			`plugin "limited": invalid config: limit: limit must be a positive integer; ratio: expected a number, got string "x"`},
-		{"a nested path is not the tagged field", map[string]any{"inner": map[string]any{"depth": "x"}},
-			`plugin "limited": invalid config: inner.depth: expected an integer, got string "x"`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := p.DecodeConfig(tc.raw)
-			assert.EqualError(t, err, tc.err)
-		})
-	}
-	got, err := p.DecodeConfig(map[string]any{"limit": 3})
-	require.NoError(t, err)
-	assert.Equal(t, limitConfig{Limit: 3}, got)
 }

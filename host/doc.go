@@ -25,7 +25,10 @@
 // unloaded first, back to PENDING, and start again with the next provider. An
 // error or panic in apply makes the instance FAILED, rolls back what apply
 // registered and leaves the rest running. Every instance ends DISPOSED.
-// Config is decoded strictly and validated before apply ([Plugin.DecodeConfig]).
+// Config arrives typed (decoding files, env and flags is the config
+// package's) and is validated before apply ([Plugin.CheckConfig]). An
+// activation may take a config change in place ([OnUpdate]) instead of
+// restarting.
 //
 // # Events
 //

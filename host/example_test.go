@@ -34,7 +34,8 @@ func (c GreeterConfig) Validate() error {
 }
 
 // A plugin is defined once, with its config type; each mount is an
-// instance whose config is decoded strictly and validated before apply.
+// instance whose typed config is validated before apply (the config package
+// decodes deployment files into it).
 func ExampleDefine() {
 	greeter := host.Define("greeter", func(ctx context.Context, s *host.Scope, cfg GreeterConfig) error {
 		fmt.Println(s.Instance().ID()+":", strings.TrimSpace(strings.Repeat(cfg.Greeting+" ", cfg.Times)))
@@ -48,14 +49,14 @@ func ExampleDefine() {
 	h := quietHost()
 	ctx := context.Background()
 	_, _ = h.Plugin(ctx, greeter, nil)
-	_, _ = h.Plugin(ctx, greeter, map[string]any{"times": 2})
-	bad, _ := h.Plugin(ctx, greeter, map[string]any{"times": "twice", "volume": 11})
+	_, _ = h.Plugin(ctx, greeter, GreeterConfig{Greeting: "hello", Times: 2})
+	bad, _ := h.Plugin(ctx, greeter, GreeterConfig{Greeting: "hello", Times: 0})
 	fmt.Println(bad.State(), bad.Err())
 	_ = h.Shutdown(ctx)
 	// Output:
 	// greeter: hello
 	// greeter#2: hello hello
-	// FAILED plugin "greeter": invalid config: times: expected an integer, got string "twice"; volume: unknown key
+	// FAILED plugin "greeter": invalid config: times: must be at least 1
 	// greeter#2: goodbye
 	// greeter: goodbye
 }

@@ -107,7 +107,7 @@ func TestEveryEndingReturnsToTheBaseline(t *testing.T) {
 		mount(t, h, consumer, nil),
 		mount(t, h, busyPlugin(&j), nil),
 		mount(t, h, failing, nil),
-		mount(t, h, samplePlugin(nil), map[string]any{"bogus": true}),
+		mount(t, h, samplePlugin(nil), sampleConfig{Limit: -1}),
 	}
 	require.Equal(t, host.StateActive, insts[0].State())
 	require.NoError(t, insts[1].Dispose(t.Context()))

@@ -113,14 +113,19 @@ func (i *Instance) Dispose(ctx context.Context) error {
 	return i.h.dispose(ctx, i)
 }
 
-// Update validates cfg and restarts the instance with it (host §3.6). An
-// invalid cfg returns its *ConfigError and changes nothing. An update during
+// Update validates cfg and applies it (host §3.6): an ACTIVE instance whose
+// activation registered an update hook ([OnUpdate]) takes it in place when
+// the hook accepts; otherwise the instance restarts with it. An invalid cfg
+// returns its *ConfigError and changes nothing. An update during
 // LOADING is applied as soon as that load finishes (Cordis #34); a FAILED
 // instance is re-run. Update on a disposed instance returns ErrInactive.
 func (i *Instance) Update(ctx context.Context, cfg any) error {
-	decoded, err := i.plugin.DecodeConfig(cfg)
+	decoded, err := i.plugin.CheckConfig(cfg)
 	if err != nil {
 		return err
+	}
+	if i.h.updateInPlace(ctx, i, decoded) {
+		return nil
 	}
 	return i.h.restart(ctx, i, decoded)
 }

@@ -182,7 +182,7 @@ func TestEveryInstanceEndsDisposed(t *testing.T) {
 		watchStates(t, h, &j)
 		p := mount(t, h, pending, nil)
 		f := mount(t, h, failing, nil)
-		c := mount(t, h, badConfig, map[string]any{"limit": "x"})
+		c := mount(t, h, badConfig, sampleConfig{Limit: -1})
 		require.Equal(t, host.StatePending, p.State())
 		require.Equal(t, host.StateFailed, f.State())
 		require.Equal(t, host.StateFailed, c.State())
@@ -275,10 +275,10 @@ func TestUpdateDuringLoadingEndsWithTheNewConfig(t *testing.T) {
 	h := newHost(t)
 	var j journal
 	b := newBlockingApply(&j)
-	done := mountAsync(h, samplePlugin(b.apply), map[string]any{"limit": 1})
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
 	<-b.started
 	require.Equal(t, host.StateLoading, b.inst.State())
-	require.NoError(t, b.inst.Update(t.Context(), map[string]any{"limit": 2}))
+	require.NoError(t, b.inst.Update(t.Context(), sampleConfig{Limit: 2}))
 	assert.Equal(t, 2, b.inst.Config().(sampleConfig).Limit)
 	close(b.release)
 	<-done
@@ -295,12 +295,12 @@ func TestUpdateDuringAFailedLoadsRollback(t *testing.T) {
 	b := newBlockingApply(&j)
 	b.fail = true
 	b.rollback, b.release2 = make(chan struct{}), make(chan struct{})
-	done := mountAsync(h, samplePlugin(b.apply), map[string]any{"limit": 1})
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
 	<-b.started
 	close(b.release)
 	<-b.rollback
 	require.Equal(t, host.StateLoading, b.inst.State())
-	require.NoError(t, b.inst.Update(t.Context(), map[string]any{"limit": 2}))
+	require.NoError(t, b.inst.Update(t.Context(), sampleConfig{Limit: 2}))
 	close(b.release2)
 	<-done
 	assert.Equal(t, host.StateActive, b.inst.State())
@@ -316,7 +316,7 @@ func TestDisposeDuringAFailedLoadsRollback(t *testing.T) {
 	b := newBlockingApply(&j)
 	b.fail = true
 	b.rollback, b.release2 = make(chan struct{}), make(chan struct{})
-	done := mountAsync(h, samplePlugin(b.apply), map[string]any{"limit": 1})
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
 	<-b.started
 	close(b.release)
 	<-b.rollback
@@ -334,7 +334,7 @@ func TestDisposeDuringLoading(t *testing.T) {
 	var j journal
 	watchStates(t, h, &j)
 	b := newBlockingApply(&j)
-	done := mountAsync(h, samplePlugin(b.apply), map[string]any{"limit": 1})
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
 	<-b.started
 	require.NoError(t, b.inst.Dispose(t.Context()))
 	close(b.release)
@@ -366,7 +366,7 @@ func TestDependencyRefreshDoesNotRerunAFailedInstance(t *testing.T) {
 	}, host.Inject(key), host.Defaults(defaultSample))
 
 	p1 := mount(t, h, provider, nil)
-	c := mount(t, h, consumer, map[string]any{"limit": 0})
+	c := mount(t, h, consumer, sampleConfig{Limit: 0})
 	require.Equal(t, host.StateFailed, c.State())
 	require.EqualError(t, c.Err(), `plugin "consumer": limit 0 is unusable`)
 
@@ -381,7 +381,7 @@ func TestDependencyRefreshDoesNotRerunAFailedInstance(t *testing.T) {
 	assert.Equal(t, host.StateFailed, c.State(), "Restart re-runs it (and it fails again)")
 	assert.Equal(t, []int{0, 0}, runs)
 
-	require.NoError(t, c.Update(t.Context(), map[string]any{"limit": 3}))
+	require.NoError(t, c.Update(t.Context(), sampleConfig{Limit: 3}))
 	assert.Equal(t, host.StateActive, c.State(), "Update re-runs it")
 	assert.NoError(t, c.Err())
 	assert.Equal(t, []int{0, 0, 3}, runs)
@@ -395,7 +395,7 @@ func TestRestartReappliesTheCurrentConfig(t *testing.T) {
 		_, err := s.Effect("config", j.effect("config"))
 		return err
 	})
-	inst := mount(t, h, p, map[string]any{"limit": 4})
+	inst := mount(t, h, p, sampleConfig{Limit: 4})
 	require.NoError(t, inst.Restart(t.Context()))
 	assert.Equal(t, host.StateActive, inst.State())
 	assert.Equal(t, []string{"apply 4", "dispose config", "apply 4"}, j.list())
@@ -455,8 +455,12 @@ func TestShutdownWaitsForALoadAndReportsItsError(t *testing.T) {
 	var j journal
 	b := newBlockingApply(&j)
 	b.fail = true
-	done := mountAsync(h, samplePlugin(b.apply), map[string]any{"limit": 1})
-	<-b.started
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
+	select {
+	case <-b.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("apply never started: ", b.inst.Err())
+	}
 	shut := make(chan error, 1)
 	go func() { shut <- h.Shutdown(context.Background()) }()
 	select {

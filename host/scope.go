@@ -22,9 +22,10 @@ type Scope struct {
 	cancel context.CancelFunc
 	log    *slog.Logger
 
-	mu      sync.Mutex
-	closed  bool
-	effects []*effect
+	mu       sync.Mutex
+	closed   bool
+	effects  []*effect
+	onUpdate func(ctx context.Context, cfg any) error // OnUpdate's hook
 }
 
 func newScope(h *Host, inst *Instance) *Scope {
@@ -110,8 +111,9 @@ type mountOptions struct{ id string }
 func ID(id string) MountOption { return func(o *mountOptions) { o.id = id } }
 
 // Plugin mounts p as a child of s with the given config and returns the new
-// instance (host §1.1). cfg is decoded and validated first (see
-// [Plugin.DecodeConfig]); an invalid config leaves the instance FAILED
+// instance (host §1.1). cfg (nil for the defaults, or a value of the
+// plugin's config type) is validated first (see [Plugin.CheckConfig]); an
+// invalid config leaves the instance FAILED
 // without running apply. Otherwise the instance loads at once when every
 // injected service is present and ACTIVE, or waits in PENDING until it is.
 // Apply runs on the calling goroutine; its ctx keeps ctx's values but not its
@@ -126,7 +128,7 @@ func (s *Scope) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOpt
 	for _, o := range opts {
 		o(&mo)
 	}
-	decoded, cfgErr := p.DecodeConfig(cfg)
+	decoded, cfgErr := p.CheckConfig(cfg)
 	inst, err := s.h.newInstance(s, p, decoded, mo.id)
 	if err != nil {
 		return nil, err

@@ -59,13 +59,13 @@ func TestAudit(t *testing.T) {
 
 	mount(t, h, define("toolfs", func(context.Context, *host.Scope) error { return nil }, host.Inject(fs, tools)), nil)
 	mount(t, h, define("broken", func(context.Context, *host.Scope) error { return errors.New("disk on fire") }), nil)
-	mount(t, h, samplePlugin(nil), map[string]any{"limit": "x"}, host.ID("cfg-entry"))
+	mount(t, h, samplePlugin(nil), sampleConfig{Limit: -1}, host.ID("cfg-entry"))
 
 	err := h.Audit()
 	assert.EqualError(t, err, "boot failed: not every plugin is active\n"+
 		"  plugin \"toolfs\" (id \"toolfs\") is PENDING: waiting for services \"fs\", \"tools\"\n"+
 		"  plugin \"broken\" (id \"broken\") is FAILED: plugin \"broken\": disk on fire\n"+
-		"  plugin \"cfg\" (id \"cfg-entry\") is FAILED: plugin \"cfg\": invalid config: limit: expected an integer, got string \"x\"")
+		"  plugin \"cfg\" (id \"cfg-entry\") is FAILED: plugin \"cfg\": invalid config: limit: must be at least 0")
 	var be *host.BootError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Instances, 3)

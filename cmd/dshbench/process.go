@@ -4,27 +4,70 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // run runs argv to completion with its output discarded and returns its wall
-// time, its output size and its peak RSS in bytes (getrusage ru_maxrss).
-func run(argv ...string) (time.Duration, int, int64, error) {
+// time, its output size, its peak RSS in bytes and its CPU time (user +
+// system).
+//
+// The peak RSS is the largest VmHWM read from /proc/<pid>/status while the
+// process runs (every 2 ms). getrusage's ru_maxrss is no use here: Go starts
+// children with vfork, and Linux carries the parent's high-water mark over
+// the exec, so every child would report at least this harness's size.
+func run(argv ...string) (time.Duration, int, int64, time.Duration, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var out countWriter
 	cmd.Stdout = &out
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
+	}
+	done := make(chan struct{})
+	peak := make(chan int64, 1)
+	go func() {
+		status := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status"
+		var max int64
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if hwm := vmHWM(status); hwm > max {
+				max = hwm
+			}
+			select {
+			case <-done:
+				peak <- max
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
 	d := time.Since(start)
+	close(done)
+	rss := <-peak
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
+		return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10
+	return d, out.n, rss, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// vmHWM returns the VmHWM of a /proc status file in bytes, 0 when it cannot
+// be read (the process has exited, or is not yet exec'd).
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
+	if err != nil {
+		return 0
 	}
-	return d, out.n, rss, nil
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 type countWriter struct{ n int }
@@ -34,24 +77,27 @@ func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p
 // pair runs a and b alternately, runs times each after one unmeasured run
 // of each, and returns their figures (p50/p99 of the wall time).
 func pair(runs int, a, b []string) (fa, fb figure) {
-	var ta, tb []time.Duration
+	var ta, tb, ca, cb []time.Duration
 	for i := range runs + 1 {
-		da, na, ra, err := run(a...)
+		da, na, ra, cpuA, err := run(a...)
 		if err != nil {
 			return figure{err: err}, figure{err: err}
 		}
-		db, nb, rb, err := run(b...)
+		db, nb, rb, cpuB, err := run(b...)
 		if err != nil {
 			return figure{err: err}, figure{err: err}
 		}
 		if i > 0 {
 			ta, tb = append(ta, da), append(tb, db)
+			ca, cb = append(ca, cpuA), append(cb, cpuB)
 		}
 		fa.bytes, fa.peakRSS = na, max(fa.peakRSS, ra)
 		fb.bytes, fb.peakRSS = nb, max(fb.peakRSS, rb)
 	}
 	fa.p50, fa.p99 = percentiles(ta)
 	fb.p50, fb.p99 = percentiles(tb)
+	fa.cpu, _ = percentiles(ca)
+	fb.cpu, _ = percentiles(cb)
 	return fa, fb
 }
 
@@ -80,8 +126,8 @@ func (b *bench) processes() {
 		dsh: d, other: w, otherName: "wc -l", maxRatio: 1.2})
 
 	// Once: the write replaces the 1 GB file with 5 bytes.
-	dw, n, rss, err := run(b.dshhost, "call", ws, "--disable", "fspolicy", "write", `{"file_path":"`+hugeFile+`","content":"hello"}`)
-	f := figure{p50: dw, p99: dw, bytes: n, peakRSS: rss, err: err}
+	dw, n, rss, cpu, err := run(b.dshhost, "call", ws, "--disable", "fspolicy", "write", `{"file_path":"`+hugeFile+`","content":"hello"}`)
+	f := figure{p50: dw, p99: dw, cpu: cpu, bytes: n, peakRSS: rss, err: err}
 	if fi, statErr := os.Stat(b.path(hugeFile)); err == nil && (statErr != nil || fi.Size() != 5) {
 		f.err = fmt.Errorf("the 1 GB file was not replaced by 5 bytes")
 	}

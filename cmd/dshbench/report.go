@@ -30,7 +30,7 @@ func (r row) line() string {
 		fmt.Fprintf(&s, " ERROR: %v", r.dsh.err)
 		return s.String()
 	}
-	fmt.Fprintf(&s, " dsh p50 %s p99 %s", ms(r.dsh.p50), ms(r.dsh.p99))
+	fmt.Fprintf(&s, " dsh p50 %s p99 %s cpu %s", ms(r.dsh.p50), ms(r.dsh.p99), ms(r.dsh.cpu))
 	if r.dsh.bytes > 0 {
 		fmt.Fprintf(&s, " %s", size(int64(r.dsh.bytes)))
 	}
@@ -43,7 +43,7 @@ func (r row) line() string {
 		fmt.Fprintf(&s, " | %s: ERROR %v", r.otherName, r.other.err)
 	case r.other.p50 > 0:
 		ratio := float64(r.dsh.p50) / float64(r.other.p50)
-		fmt.Fprintf(&s, " | %s p50 %s p99 %s", r.otherName, ms(r.other.p50), ms(r.other.p99))
+		fmt.Fprintf(&s, " | %s p50 %s p99 %s cpu %s", r.otherName, ms(r.other.p50), ms(r.other.p99), ms(r.other.cpu))
 		if r.other.bytes > 0 {
 			fmt.Fprintf(&s, " %s", size(int64(r.other.bytes)))
 		}
@@ -51,6 +51,9 @@ func (r row) line() string {
 			fmt.Fprintf(&s, " peak RSS %s", size(r.other.peakRSS))
 		}
 		fmt.Fprintf(&s, " | ratio %.2fx", ratio)
+		if r.other.cpu > 0 {
+			fmt.Fprintf(&s, " (cpu %.2fx)", float64(r.dsh.cpu)/float64(r.other.cpu))
+		}
 		if r.maxRatio > 0 {
 			verdicts = append(verdicts, verdict(ratio <= r.maxRatio, fmt.Sprintf("ratio <= %.2g", r.maxRatio)))
 		}

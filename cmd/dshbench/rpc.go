@@ -144,6 +144,24 @@ func (s *server) rss() (cur, peak int64) {
 	return cur, peak
 }
 
+// cpu returns the server's CPU time so far (user + system), from
+// /proc/<pid>/stat, in clock ticks of 10 ms.
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; count fields after it.
+	rest := string(b[bytes.LastIndexByte(b, ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // stop closes stdin (a clean EOF) and waits a bounded time for the process,
 // then kills it.
 func (s *server) stop() {

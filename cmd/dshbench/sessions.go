@@ -11,6 +11,7 @@ import (
 // response (or process output) and a peak RSS, each zero when not measured.
 type figure struct {
 	p50, p99 time.Duration
+	cpu      time.Duration // CPU time (user + system) per call or per process
 	bytes    int
 	peakRSS  int64
 	err      error
@@ -21,7 +22,11 @@ type figure struct {
 func series(s *server, tool string, args func(i int) string, warm, n int) figure {
 	var times []time.Duration
 	size := 0
+	var cpu0 time.Duration
 	for i := range warm + n {
+		if i == warm {
+			cpu0 = s.cpu()
+		}
 		bytes, d, err := s.call(tool, args(i))
 		if err != nil {
 			return figure{err: err}
@@ -32,7 +37,7 @@ func series(s *server, tool string, args func(i int) string, warm, n int) figure
 		}
 	}
 	p50, p99 := percentiles(times)
-	return figure{p50: p50, p99: p99, bytes: size}
+	return figure{p50: p50, p99: p99, bytes: size, cpu: (s.cpu() - cpu0) / time.Duration(max(n, 1))}
 }
 
 // percentiles returns the median and the 99th percentile (nearest rank).

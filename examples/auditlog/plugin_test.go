@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/examples/auditlog"
 	"github.com/dsh-go/dsh/host"
@@ -89,7 +90,7 @@ func TestEveryObservationBecomesOneJSONLine(t *testing.T) {
 func TestDisposalFlushesEverythingQueued(t *testing.T) {
 	path := filepath.Join(tempDir(t), "audit.jsonl")
 	h, logs := newHost(t)
-	audit, err := h.Plugin(t.Context(), auditlog.Plugin, map[string]any{"path": path, "queue": 1000})
+	audit, err := h.Plugin(t.Context(), auditlog.Plugin, auditlog.Config{Path: path, Queue: 1000})
 	require.NoError(t, err)
 	const n = 500
 	for i := range n {
@@ -140,7 +141,7 @@ func TestAStuckFileNeverBlocksAToolCall(t *testing.T) {
 	fifo := filepath.Join(tempDir(t), "audit.fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	h, logs := newHost(t)
-	audit, err := h.Plugin(t.Context(), auditlog.Plugin, map[string]any{"path": fifo, "queue": 2})
+	audit, err := h.Plugin(t.Context(), auditlog.Plugin, auditlog.Config{Path: fifo, Queue: 2})
 	require.NoError(t, err)
 	for i := range 50 {
 		err := events.FSObserved.Emit(t.Context(), h.Root(), events.Observation{
@@ -177,6 +178,13 @@ func TestMountThenUnmountLeavesNothingBehind(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Run("an invalid typed config leaves the instance FAILED", func(t *testing.T) {
+		h := hosttest.New(t)
+		inst, err := h.Plugin(t.Context(), auditlog.Plugin, auditlog.Config{Path: "a.jsonl"})
+		require.NoError(t, err)
+		assert.Equal(t, host.StateFailed, inst.State())
+		assert.EqualError(t, inst.Err(), `plugin "auditlog": invalid config: queue: auditlog: queue must be at least 1`)
+	})
 	tests := []struct {
 		name string
 		raw  map[string]any
@@ -188,11 +196,8 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := hosttest.New(t)
-			inst, err := h.Plugin(t.Context(), auditlog.Plugin, tc.raw)
-			require.NoError(t, err)
-			assert.Equal(t, host.StateFailed, inst.State())
-			assert.EqualError(t, inst.Err(), tc.want)
+			_, err := config.Decode(auditlog.Plugin, tc.raw)
+			assert.EqualError(t, err, tc.want, "the deployment decoder refuses it before any mount")
 		})
 	}
 }

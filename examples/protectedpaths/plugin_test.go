@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/examples/protectedpaths"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/host/hosttest"
@@ -21,7 +22,7 @@ func TestTheGuardFollowsTheFSProvider(t *testing.T) {
 	w := tempDir(t)
 	h := hosttest.New(t)
 	baseline := hosttest.TakeBaseline(h)
-	guard, err := h.Plugin(t.Context(), protectedpaths.Plugin, map[string]any{"paths": []any{"secret.txt"}})
+	guard, err := h.Plugin(t.Context(), protectedpaths.Plugin, protectedpaths.Config{Paths: []string{"secret.txt"}})
 	require.NoError(t, err)
 	assert.Equal(t, host.StatePending, guard.State(), "it waits for the fs service")
 	assert.Equal(t, []string{"fs"}, guard.Missing())
@@ -65,7 +66,12 @@ func TestConfigErrors(t *testing.T) {
 			h := hosttest.New(t)
 			_, err := h.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: w, Root: w})
 			require.NoError(t, err)
-			inst, err := h.Plugin(t.Context(), protectedpaths.Plugin, map[string]any{"paths": tc.paths})
+			cfg, err := config.Decode(protectedpaths.Plugin, map[string]any{"paths": tc.paths})
+			if err != nil {
+				assert.EqualError(t, err, tc.want, "refused by the deployment decoder, before any mount")
+				return
+			}
+			inst, err := h.Plugin(t.Context(), protectedpaths.Plugin, cfg)
 			require.NoError(t, err)
 			assert.Equal(t, host.StateFailed, inst.State())
 			assert.EqualError(t, inst.Err(), tc.want)

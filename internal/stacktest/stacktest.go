@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
@@ -60,7 +61,14 @@ func New(tb testing.TB, opts Options) *Stack {
 	h := host.New()
 	tb.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	s := &Stack{Host: h, W: w}
-	mount := func(p *host.Plugin, cfg any) *host.Instance {
+	// mount decodes a raw config as a deployment file's would be (config
+	// is the one decoder, host §3.7; a typed config is only validated),
+	// then mounts it.
+	mount := func(p *host.Plugin, raw any) *host.Instance {
+		cfg, err := config.Decode(p, raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		inst, err := h.Plugin(context.Background(), p, cfg)
 		if err != nil {
 			tb.Fatal(err)
@@ -100,7 +108,7 @@ func (s *Stack) Call(ctx context.Context, session *tools.Session, tool, args str
 // w to it, as dshhost's loader does (config.WorkspaceUser).
 func sandboxConfig(tb testing.TB, raw map[string]any, w string) fssandbox.Config {
 	tb.Helper()
-	cfg, err := fssandbox.Plugin.DecodeConfig(raw)
+	cfg, err := config.Decode(fssandbox.Plugin, raw)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import "errors"
 
 // Config is the configuration of one fslocal provider (contract §3.1). In a
 // deployment it is the `config` mapping of an entry named `fslocal`; unknown
-// keys are rejected by the host.
+// keys are rejected by the deployment decoder (config.Decode).
 type Config struct {
 	// Cwd is the directory relative paths resolve against when a call gives
 	// no cwd of its own. Default: the process working directory at load. A

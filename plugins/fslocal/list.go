@@ -32,19 +32,9 @@ import (
 // FS_IO_ERROR `cannot list "<p>": <cause text>` for anything else (a symlink
 // loop).
 func (p *Provider) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
-	}
-	fi, err := p.statKey(t.Key)
+	dir, err := p.openListed(ctx, t)
 	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	if !fi.IsDir() {
-		return nil, fsapi.ErrNotDirectory(t.DisplayPath)
-	}
-	dir, err := p.tree.openDir(t.Key)
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
+		return nil, err
 	}
 	defer dir.Close()
 	names, err := readNames(dir)
@@ -63,6 +53,27 @@ func (p *Provider) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntr
 		entries = append(entries, p.child(dir, t, name))
 	}
 	return entries, nil
+}
+
+// openListed runs the checks on the listed directory itself (contract §3.6
+// steps 1-2: the context, the probe following symlinks, the directory type)
+// and opens it through the tree, with ListDir's errors.
+func (p *Provider) openListed(ctx context.Context, t fsapi.Target) (*os.Root, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fsapi.ErrAborted("list", err)
+	}
+	fi, err := p.statKey(t.Key)
+	if err != nil {
+		return nil, listError(t.DisplayPath, err)
+	}
+	if !fi.IsDir() {
+		return nil, fsapi.ErrNotDirectory(t.DisplayPath)
+	}
+	dir, err := p.tree.openDir(t.Key)
+	if err != nil {
+		return nil, listError(t.DisplayPath, err)
+	}
+	return dir, nil
 }
 
 // readNames returns the names in dir, in directory order.

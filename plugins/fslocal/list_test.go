@@ -22,16 +22,7 @@ func entryMap(entries []fsapi.DirEntry) map[string]fsapi.DirEntry {
 
 func TestListDirEntries(t *testing.T) {
 	w := newWorkspace(t)
-	w.file("d/file.txt", "12345", 0o644)
-	w.mkdir("d/sub")
-	w.fifo("d/pipe")
-	w.file("elsewhere/target.txt", "abc", 0o644)
-	w.mkdir("elsewhere/dir")
-	w.symlink("d/to-file", "../elsewhere/target.txt")
-	w.symlink("d/to-dir", w.path("elsewhere/dir"))
-	w.symlink("d/broken", "nowhere")
-	w.symlink("d/loop", "loop")
-	w.symlink("d/through-file", "file.txt/x")
+	populate(w)
 
 	entries, err := w.p.ListDir(context.Background(), w.target("d"))
 	require.NoError(t, err)

@@ -7,6 +7,16 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
+// typedName is a directory entry as the directory read gives it: its name
+// and its type bits (fs.FileMode type bits, or typeUnknown).
+type typedName struct {
+	name string
+	typ  fs.FileMode
+}
+
+// typeUnknown marks an entry whose type the directory read did not report.
+const typeUnknown = ^fs.FileMode(0)
+
 // ListEntries is the cheap listing of contract §3.6 [D21] (the
 // [fsapi.EntryLister] capability): the children of the directory t as
 // ListDir gives them, in directory order (unsorted). With opts.Metadata it
@@ -21,26 +31,16 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	if opts.Metadata {
 		return p.ListDir(ctx, t)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
-	}
-	fi, err := p.statKey(t.Key)
+	dir, err := p.openListed(ctx, t)
 	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	if !fi.IsDir() {
-		return nil, fsapi.ErrNotDirectory(t.DisplayPath)
-	}
-	dir, err := p.tree.openDir(t.Key)
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
+		return nil, err
 	}
 	defer dir.Close()
 	f, err := dir.Open(".")
 	if err != nil {
 		return nil, listError(t.DisplayPath, err)
 	}
-	dirents, err := f.ReadDir(-1)
+	dirents, err := readTyped(f)
 	f.Close()
 	if err != nil {
 		return nil, listError(t.DisplayPath, err)
@@ -50,8 +50,15 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	}
 	entries := make([]fsapi.DirEntry, len(dirents))
 	for i, de := range dirents {
-		name := de.Name()
-		typ := de.Type()
+		name, typ := de.name, de.typ
+		if typ == typeUnknown {
+			// The directory read did not say: one lstat, as ReadDir does.
+			if fi, err := dir.Lstat(name); err == nil {
+				typ = fi.Mode().Type()
+			} else {
+				typ = fs.ModeIrregular // vanished or unreadable: other
+			}
+		}
 		if typ&fs.ModeSymlink != 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, fsapi.ErrAborted("list", err)
@@ -65,9 +72,9 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 			Target: fsapi.Target{Key: joinName(t.Key, name), DisplayPath: joinName(t.DisplayPath, name)},
 		}
 		switch {
-		case typ.IsDir():
+		case typ&fs.ModeDir != 0:
 			e.Type = fsapi.TypeDirectory
-		case typ.IsRegular():
+		case typ&fs.ModeType == 0:
 			e.Type = fsapi.TypeFile
 		}
 		entries[i] = e

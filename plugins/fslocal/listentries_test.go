@@ -26,7 +26,6 @@ func populate(w *workspace) {
 	w.symlink("d/broken", "nowhere")
 	w.symlink("d/loop", "loop")
 	w.symlink("d/through-file", "file.txt/x")
-	w.symlink("d/outside", "/")
 }
 
 // TestListEntriesAgreesWithListDir: the cheap listing gives every child
@@ -40,6 +39,7 @@ func TestListEntriesAgreesWithListDir(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			w := newWorkspace(t, mode.edit...)
 			populate(w)
+			w.symlink("d/outside", "/")
 			full, err := w.p.ListDir(t.Context(), w.target("d"))
 			require.NoError(t, err)
 			cheap, err := w.p.ListEntries(t.Context(), w.target("d"), fsapi.ListOptions{})

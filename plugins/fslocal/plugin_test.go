@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/host/hosttest"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -21,7 +22,7 @@ func TestPluginProvidesFS(t *testing.T) {
 	h := hosttest.New(t)
 	base := hosttest.TakeBaseline(h)
 
-	first, err := h.Plugin(ctx, fslocal.Plugin, map[string]any{"cwd": dir, "root": dir})
+	first, err := h.Plugin(ctx, fslocal.Plugin, fslocal.Config{Cwd: dir, Root: dir})
 	require.NoError(t, err)
 	require.NoError(t, first.Wait(ctx))
 	assert.Equal(t, []string{"fs"}, fslocal.Plugin.ProvidedServices())
@@ -71,7 +72,7 @@ func TestPluginConfig(t *testing.T) {
 		cfg  any
 		want string // substring of the load error
 	}{
-		{"an unknown key is rejected by the host", map[string]any{"cwd": dir, "jail": dir}, "jail"},
+		{"an unknown key is rejected by the decoder", map[string]any{"cwd": dir, "jail": dir}, "jail"},
 		{"a bad hardLinks value fails validation", map[string]any{"hardLinks": "copy"}, `fslocal: hardLinks must be "preserve" or "break"`},
 		{"a missing root fails the load", map[string]any{"root": filepath.Join(dir, "missing")}, "fslocal: root must be an existing directory"},
 		{"a cwd outside the root fails the load", map[string]any{"cwd": "/", "root": dir}, "fslocal: cwd must be inside root"},
@@ -79,7 +80,12 @@ func TestPluginConfig(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := hosttest.New(t)
-			inst, err := h.Plugin(ctx, fslocal.Plugin, tc.cfg)
+			cfg, err := config.Decode(fslocal.Plugin, tc.cfg)
+			if err != nil {
+				assert.Contains(t, err.Error(), tc.want, "refused by the decoder")
+				return
+			}
+			inst, err := h.Plugin(ctx, fslocal.Plugin, cfg)
 			require.NoError(t, err)
 			err = inst.Wait(ctx)
 			require.Error(t, err)

@@ -1,56 +1,35 @@
 package fspolicy
 
 import (
-	"context"
-	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-type actor string
+type sessionActor string
 
-func (a actor) SessionID() (string, bool) { return string(a), true }
-func (a actor) ToolName() string          { return "read" }
+func (a sessionActor) SessionID() (string, bool) { return string(a), true }
+func (a sessionActor) ToolName() string          { return "read" }
 
-// TestClosedSessionsArePruned: after 10,000 sessions each observed two
-// files and closed (session/closed through the host, as the MCP plugin
-// emits it), the policy holds no entry; a session still open keeps its own.
-func TestClosedSessionsArePruned(t *testing.T) {
-	h := host.New()
-	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+// TestTenThousandClosedSessionsLeaveNoState: a server that opens and
+// closes sessions for a long time keeps no observation of closed ones
+// (issue 12).
+func TestTenThousandClosedSessionsLeaveNoState(t *testing.T) {
 	p := newPolicy()
-	probe := host.Define[Config]("fspolicy-probe", func(_ context.Context, s *host.Scope, _ Config) error { return p.register(s) })
-	inst, err := h.Plugin(t.Context(), probe, nil)
-	require.NoError(t, err)
-	require.NoError(t, inst.Wait(t.Context()))
-
-	observe := func(id string, key string) {
-		require.NoError(t, events.FSObserved.Emit(t.Context(), h.Root(), events.Observation{
-			Target: fsapi.Target{Key: key, DisplayPath: key}, Kind: events.Present, Actor: actor(id)}))
-	}
-	observe("kept", "/w/kept.txt")
-	for i := range 10_000 {
-		id := fmt.Sprintf("mcp-%d", i)
-		observe(id, "/w/a.txt")
-		observe(id, fmt.Sprintf("/w/%d.txt", i))
-		if i == 0 {
-			sessions, obs := p.sessions()
-			assert.Equal(t, 2, sessions)
-			assert.Equal(t, 3, obs)
+	for i := range 10000 {
+		id := "mcp-" + strconv.Itoa(i)
+		for _, f := range []string{"/w/a", "/w/b"} {
+			require.NoError(t, p.observed(t.Context(), events.Observation{Target: fsapi.Target{Key: f}, Kind: events.Present, Version: "v", Actor: sessionActor(id)}))
 		}
-		require.NoError(t, events.SessionClosed.Emit(t.Context(), h.Root(), id))
+		if i%1000 == 0 {
+			assert.Equal(t, 1, p.sessions(), "one session open at a time")
+		}
+		require.NoError(t, p.closed(t.Context(), id))
 	}
-	sessions, obs := p.sessions()
-	assert.Equal(t, 1, sessions, "only the open session is held")
-	assert.Equal(t, 1, obs)
-	require.NoError(t, events.SessionClosed.Emit(t.Context(), h.Root(), "kept"))
-	sessions, obs = p.sessions()
-	assert.Zero(t, sessions)
-	assert.Zero(t, obs)
+	assert.Zero(t, p.sessions())
 }

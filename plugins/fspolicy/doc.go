@@ -3,9 +3,7 @@
 // target (fs/observed) and decides the intent of every write
 // (fs/write-intent) and the guard of every edit (fs/edit-intent) from it. It
 // provides no service and imports no other plugin; without it the tools call
-// the bare provider, unconditionally. When a session ends (session/closed,
-// emitted by the MCP plugin) its observations are dropped, so a long-running
-// server's state follows the open sessions only.
+// the bare provider, unconditionally.
 //
 // It must be the first decider on the intent events: mount it before any
 // other plugin that decides them. Guards (vetoes that otherwise call next)

@@ -11,16 +11,12 @@ import (
 type Config struct{}
 
 // Plugin is the `fspolicy` plugin. Each activation starts with no
-// observations and drops them all when it ends (contract §4 "Disposal").
+// observations and drops them all when it ends (contract §4 "Disposal"); a
+// session's observations are dropped when session/closed names it.
 var Plugin = host.Define[Config]("fspolicy", apply)
 
 func apply(_ context.Context, s *host.Scope, _ Config) error {
-	return newPolicy().register(s)
-}
-
-// register adds the policy's listeners on s: the two intent deciders,
-// the observation recorder and the session/closed pruner.
-func (p *policy) register(s *host.Scope) error {
+	p := newPolicy()
 	if _, err := events.FSWriteIntent.On(s, p.writeIntent); err != nil {
 		return err
 	}

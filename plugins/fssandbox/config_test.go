@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
 )
 
 func TestValidateReportsEveryIssueInKeyOrder(t *testing.T) {
 	// sandbox.md §2.2: mode, then writableRoots, each with its key path.
-	_, err := fssandbox.Plugin.DecodeConfig(map[string]any{"mode": "danger-full-access", "writableRoots": []any{"ok", " ", ""}})
+	_, err := config.Decode(fssandbox.Plugin, map[string]any{"mode": "danger-full-access", "writableRoots": []any{"ok", " ", ""}})
 	var ce *host.ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, []host.ConfigIssue{
@@ -25,15 +26,15 @@ func TestValidateReportsEveryIssueInKeyOrder(t *testing.T) {
 	}, ce.Issues)
 
 	for _, bad := range []any{"", "READ-ONLY", "danger-full-access", "readonly"} {
-		_, err := fssandbox.Plugin.DecodeConfig(map[string]any{"mode": bad})
+		_, err := config.Decode(fssandbox.Plugin, map[string]any{"mode": bad})
 		assert.ErrorContains(t, err, `fssandbox: mode must be`, "mode %q", bad)
 	}
-	_, err = fssandbox.Plugin.DecodeConfig(map[string]any{"mode": 5})
-	assert.ErrorContains(t, err, "mode: expected a string, got 5", "a wrong type is the strict decoder's error")
-	_, err = fssandbox.Plugin.DecodeConfig(map[string]any{"sessionswitch": true})
+	_, err = config.Decode(fssandbox.Plugin, map[string]any{"mode": 5})
+	assert.ErrorContains(t, err, `mode: fssandbox: mode must be`, "a wrong type gets Validate's wording at its key path (config.Decode)")
+	_, err = config.Decode(fssandbox.Plugin, map[string]any{"sessionswitch": true})
 	assert.ErrorContains(t, err, "unknown key")
 
-	cfg, err := fssandbox.Plugin.DecodeConfig(nil)
+	cfg, err := config.Decode(fssandbox.Plugin, nil)
 	require.NoError(t, err)
 	assert.Equal(t, fssandbox.Config{Mode: fssandbox.WorkspaceWrite}, cfg, "defaults: workspace-write, no roots, no switching")
 }

@@ -92,7 +92,7 @@ func TestTheSandboxRunsBeforeThePolicyWhateverTheMountOrder(t *testing.T) {
 	// "edit requires reading".
 	b := newBox(t, map[string]any{"mode": "read-only"}, false).layout(t)
 	require.NoError(t, b.Sandbox.Dispose(t.Context()))
-	inst, err := b.Host.Plugin(t.Context(), fssandbox.Plugin, map[string]any{"mode": "read-only", "workspace": b.W})
+	inst, err := b.Host.Plugin(t.Context(), fssandbox.Plugin, fssandbox.Config{Mode: fssandbox.ReadOnly, Workspace: b.W})
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
 	res := b.call(t, "edit", `{"file_path":"a.txt","old_string":"hello","new_string":"bye"}`)
@@ -120,7 +120,7 @@ func TestDisposingTheSandboxLeavesNothingBehind(t *testing.T) {
 	require.NoError(t, b.Sandbox.Dispose(t.Context()))
 	baseline := b.Host.Counts()
 	tools0 := len(b.Registry.Tools())
-	cfg := map[string]any{"mode": "read-only", "sessionSwitch": true, "workspace": b.W}
+	cfg := fssandbox.Config{Mode: fssandbox.ReadOnly, SessionSwitch: true, Workspace: b.W}
 	inst, err := b.Host.Plugin(t.Context(), fssandbox.Plugin, cfg)
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
@@ -152,7 +152,7 @@ func TestModesAreKeptPerSessionAndDroppedWithIt(t *testing.T) {
 	assert.Equal(t, `Sandbox mode: workspace-write (writes allowed under "`+b.W+`")`, b.call(t, "sandbox_mode", `{}`).Text(), "the closed session's mode is gone")
 
 	require.False(t, b.call(t, "sandbox_mode", `{"mode":"read-only"}`).IsError)
-	require.NoError(t, b.Sandbox.Update(t.Context(), map[string]any{"sessionSwitch": true, "workspace": b.W}))
+	require.NoError(t, b.Sandbox.Update(t.Context(), fssandbox.Config{Mode: fssandbox.WorkspaceWrite, SessionSwitch: true, Workspace: b.W}))
 	require.NoError(t, b.Sandbox.Wait(t.Context()))
 	assert.False(t, b.write(t, "x.txt", "x").IsError, "an updated instance starts with no session modes")
 }

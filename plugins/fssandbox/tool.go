@@ -48,6 +48,10 @@ func (b *sandbox) register(_ context.Context, sub *host.Scope) error {
 		Output:      json.RawMessage(toolOutput),
 		Execute:     b.switchMode,
 		Render:      b.render,
+		// The value is small and holds no file content: it is also the MCP
+		// summary (sandbox.md §4.2, contract §5.4a).
+		Summary:       func(_ tools.Args, v any) any { return v },
+		SummarySchema: json.RawMessage(toolOutput),
 	}); err != nil {
 		return err
 	}

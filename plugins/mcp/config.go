@@ -12,13 +12,6 @@ import (
 
 // Defaults of the limits (docs/mcp.md "Limits and timeouts").
 const (
-	// DefaultMaxMessageBytes is the largest JSON-RPC message accepted, on
-	// stdio (one line) and over HTTP (one request body): 64 MiB.
-	DefaultMaxMessageBytes = 64 << 20
-	// DefaultMaxInFlight is how many tool calls run at once; the rest wait.
-	DefaultMaxInFlight = 64
-	// DefaultCallTimeout bounds one tool call.
-	DefaultCallTimeout = 5 * time.Minute
 	// DefaultSessionIdleTimeout ends an HTTP session without requests.
 	DefaultSessionIdleTimeout = 30 * time.Minute
 	// DefaultDrainTimeout is how long shutdown waits for calls in flight

@@ -21,14 +21,14 @@ import (
 //     with `WWW-Authenticate: Bearer`. No token means no check (noAuth).
 type guard struct {
 	next    http.Handler
-	calls   *calls // tracks POSTs for the drain
-	token   []byte // sha256 of the token; nil: no auth
+	limits  *callLimits // tracks POSTs for the drain
+	token   []byte      // sha256 of the token; nil: no auth
 	hosts   []string
 	origins []string
 }
 
-func newGuard(next http.Handler, c *calls, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
-	g := &guard{next: next, calls: c}
+func newGuard(next http.Handler, c *callLimits, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+	g := &guard{next: next, limits: c}
 	if token != "" {
 		sum := sha256.Sum256([]byte(token))
 		g.token = sum[:]
@@ -67,11 +67,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost {
-		if !g.calls.requests.begin() {
+		if !g.limits.requests.begin() {
 			http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		defer g.calls.requests.end()
+		defer g.limits.requests.end()
 	}
 	g.next.ServeHTTP(w, r)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
@@ -174,17 +175,17 @@ func TestHTTPNoAuthOnLoopback(t *testing.T) {
 
 func TestHTTPRefusesUnsafeAddresses(t *testing.T) {
 	p := mcpserver.Plugin
-	_, err := p.DecodeConfig(map[string]any{"http": "0.0.0.0:0"})
+	_, err := config.Decode(p, map[string]any{"http": "0.0.0.0:0"})
 	assert.ErrorContains(t, err, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile or DSH_MCP_TOKEN)`)
-	_, err = p.DecodeConfig(map[string]any{"http": "0.0.0.0:0", "token": "t", "noAuth": true})
+	_, err = config.Decode(p, map[string]any{"http": "0.0.0.0:0", "token": "t", "noAuth": true})
 	assert.ErrorContains(t, err, `mcp: noAuth is accepted only on a loopback address, not "0.0.0.0:0"`)
-	_, err = p.DecodeConfig(map[string]any{"http": "0.0.0.0:0", "token": "t"})
+	_, err = config.Decode(p, map[string]any{"http": "0.0.0.0:0", "token": "t"})
 	assert.NoError(t, err)
-	_, err = p.DecodeConfig(map[string]any{"http": "[::1]:0", "noAuth": true})
+	_, err = config.Decode(p, map[string]any{"http": "[::1]:0", "noAuth": true})
 	assert.NoError(t, err)
-	_, err = p.DecodeConfig(map[string]any{"tlsCert": "c.pem"})
+	_, err = config.Decode(p, map[string]any{"tlsCert": "c.pem"})
 	assert.ErrorContains(t, err, "mcp: tlsCert and tlsKey go together")
-	_, err = p.DecodeConfig(map[string]any{"maxInFlight": 0, "callTimeout": "0s"})
+	_, err = config.Decode(p, map[string]any{"maxInFlight": 0, "callTimeout": "0s"})
 	assert.ErrorContains(t, err, "mcp: maxInFlight must be a positive integer")
 	assert.ErrorContains(t, err, "mcp: callTimeout must be a positive duration")
 }

@@ -78,7 +78,7 @@ func (s *Server) serveStdio(cfg Config) error {
 	if out == nil {
 		out = os.Stdout
 	}
-	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: cfg.MaxMessageBytes, requests: &s.calls.requests}
+	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: int(cfg.MaxMessageBytes), requests: &s.limits.requests}
 	ss, err := s.srv.Connect(context.Background(), t, nil)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if timeout <= 0 {
 			timeout = DefaultDrainTimeout
 		}
-		if !s.calls.drain(ctx, timeout) {
+		if !s.limits.drain(ctx, timeout) {
 			s.shutErr = ErrDrainIncomplete
 		}
 		var wg sync.WaitGroup

@@ -82,47 +82,49 @@ func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallT
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
 }
 
-// firstUsableRoot returns the first of the client's roots that is a local
-// directory other than / and the home directory (the rule the working
-// directory follows: MCP clients often run there). The error names every
-// refused root and why, in the client's order.
+// errNoRoots is the reason when the client offered no root at all.
+var errNoRoots = errors.New("the client offered no roots")
+
+// firstUsableRoot returns the first of the client's roots that can be the
+// workspace: a file: URI naming an existing directory that is neither / nor
+// the home directory (the rule for a guessed working directory: MCP clients
+// often run there). When none can, the error names each refused root and
+// why, in the client's order, e.g. `the client's roots were refused:
+// "file:///" (the file system root is never used as the workspace)`.
 func firstUsableRoot(roots []*mcp.Root, home func() (string, error)) (string, error) {
 	if len(roots) == 0 {
-		return "", errors.New("the client has no roots")
+		return "", errNoRoots
 	}
 	var refused []string
 	for _, r := range roots {
-		dir, err := usableRoot(r.URI, home)
-		if err == nil {
+		dir, why := rootDir(r.URI, home)
+		if why == "" {
 			return dir, nil
 		}
-		refused = append(refused, fmt.Sprintf("root %q was refused: %v", r.URI, err))
+		refused = append(refused, fmt.Sprintf("%q (%s)", r.URI, why))
 	}
-	return "", errors.New(strings.Join(refused, "; "))
+	return "", errors.New("the client's roots were refused: " + strings.Join(refused, ", "))
 }
 
-// usableRoot checks one root URI.
-func usableRoot(uri string, home func() (string, error)) (string, error) {
+// rootDir returns the directory of a root URI, or why it cannot be the
+// workspace.
+func rootDir(uri string, home func() (string, error)) (string, string) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", errors.New("it is not a file: URI")
+		return "", "not a file: URI"
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("it names another host (%s)", u.Host)
+		return "", "a file on another host"
 	}
 	dir := filepath.Clean(u.Path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", "not an existing directory"
+	}
 	if dir == "/" {
-		return "", errors.New("the filesystem root / is never used as the workspace")
+		return "", "the file system root is never used as the workspace"
 	}
 	if h, err := home(); err == nil && filepath.Clean(h) == dir {
-		return "", errors.New("the home directory is never used as the workspace")
+		return "", "the home directory is never used as the workspace"
 	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return "", fmt.Errorf("it cannot be opened: %v", errors.Unwrap(err))
-	}
-	if !fi.IsDir() {
-		return "", errors.New("it is not a directory")
-	}
-	return dir, nil
+	return dir, ""
 }

@@ -29,13 +29,14 @@ func TestTheFirstUsableRootIsTheWorkspace(t *testing.T) {
 	assert.Equal(t, proj, dir, "the refused roots before it are skipped")
 
 	_, err = firstUsableRoot(roots("file:///", "file://"+home+"/", "file://"+proj+"/missing", "file://"+file, "http://x", "file://other-host/tmp"), homeFn)
-	assert.EqualError(t, err, `root "file:///" was refused: the filesystem root / is never used as the workspace; `+
-		`root "file://`+home+`/" was refused: the home directory is never used as the workspace; `+
-		`root "file://`+proj+`/missing" was refused: it cannot be opened: no such file or directory; `+
-		`root "file://`+file+`" was refused: it is not a directory; `+
-		`root "http://x" was refused: it is not a file: URI; `+
-		`root "file://other-host/tmp" was refused: it names another host (other-host)`)
+	assert.EqualError(t, err, `the client's roots were refused: `+
+		`"file:///" (the file system root is never used as the workspace), `+
+		`"file://`+home+`/" (the home directory is never used as the workspace), `+
+		`"file://`+proj+`/missing" (not an existing directory), `+
+		`"file://`+file+`" (not an existing directory), `+
+		`"http://x" (not a file: URI), `+
+		`"file://other-host/tmp" (a file on another host)`)
 
 	_, err = firstUsableRoot(nil, homeFn)
-	assert.EqualError(t, err, "the client has no roots")
+	assert.EqualError(t, err, "the client offered no roots")
 }

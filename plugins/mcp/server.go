@@ -36,9 +36,12 @@ type Options struct {
 	NeedRoots func() bool
 	// UseRoots receives the client's roots, in the client's order.
 	UseRoots func(ctx context.Context, roots []*mcp.Root)
-	// MaxInFlight bounds the calls running at once (0: DefaultMaxInFlight)
-	// and CallTimeout each call (0: DefaultCallTimeout); see calls.go.
+	// MaxInFlight caps the tool calls that run at once, over all sessions;
+	// the rest wait for a slot. 0 means DefaultMaxInFlight (64).
 	MaxInFlight int
+	// CallTimeout bounds one tool call: past it the call's context is
+	// cancelled and its result is `Error: tool call timed out after <n> ms`
+	// ({TimeoutError, TIMEOUT}). 0 means DefaultCallTimeout (5 minutes).
 	CallTimeout time.Duration
 }
 
@@ -50,11 +53,15 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]string
-	listed   []string // tool names currently mirrored
+	listed   []string          // tool names currently mirrored
+	mirrored map[string]string // their descriptions, as JSON
+	held     int               // open Hold calls: changes wait for the last release
+	stale    bool              // a change came in while held
+
+	limits *callLimits // calls in flight, their timeout and the drain (limits.go)
 
 	approvalKey []byte      // binds approval answers to their question (approval.go)
 	scope       *host.Scope // emits session/closed
-	calls       *calls      // bounds and drains tool calls (calls.go)
 	lifecycle               // transports and shutdown (plugin.go)
 }
 
@@ -66,7 +73,8 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s, calls: newCalls(opts.MaxInFlight, opts.CallTimeout)}
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s,
+		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout)}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
@@ -91,11 +99,33 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.
 func (s *Server) sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.held > 0 {
+		s.stale = true
+		return
+	}
+	s.syncLocked()
+}
+
+// syncLocked mirrors the tool set: tools whose description is unchanged are
+// left alone, and the changed ones are added back to back, so one change
+// of the set is one debounced tools/list_changed.
+func (s *Server) syncLocked() {
 	current := s.reg.Tools()
 	var names []string
+	var changed []*mcp.Tool
+	next := map[string]string{}
 	for _, t := range current {
 		names = append(names, t.Name)
-		s.srv.AddTool(mcpTool(t), s.handler(t.Name))
+		mt := mcpTool(t)
+		desc, err := json.Marshal(mt)
+		next[t.Name] = string(desc)
+		if err != nil || s.mirrored[t.Name] != string(desc) {
+			changed = append(changed, mt)
+		}
+	}
+	s.mirrored = next
+	for _, mt := range changed {
+		s.srv.AddTool(mt, s.handler(mt.Name))
 	}
 	var gone []string
 	for _, n := range s.listed {
@@ -148,7 +178,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		session := s.session(req.Session)
 		var asked *approval
 		session.Ask, asked = s.askFunc(req, session.ID)
-		res := s.calls.run(ctx, func(ctx context.Context) tools.Result {
+		res := s.limits.run(ctx, func(ctx context.Context) tools.Result {
 			return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
 		})
 		if ask := asked.inputRequired(); ask != nil {

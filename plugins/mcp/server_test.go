@@ -112,7 +112,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	}, 5*time.Second, 20*time.Millisecond)
 	assert.Empty(t, s.Registry.Prompt(), "the 4 prompt sections went with the tools")
 
-	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, map[string]any{"cwd": s.W, "root": s.W})
+	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: s.W, Root: s.W})
 	require.NoError(t, err)
 	waitChanged(t, s)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {

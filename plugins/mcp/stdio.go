@@ -6,167 +6,183 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// StdioTransport is the MCP stdio transport with robust framing: each line
-// is one JSON-RPC message. Unlike the SDK's IOTransport, which closes the
-// session on the first message it cannot decode, a line that is not JSON
-// gets a -32700 (parse error) reply and one that is JSON but no JSON-RPC
-// message (`42`, `[]`, a batch) a -32600 (invalid request) reply, both with
-// id null, and the session goes on; a line longer than MaxMessageBytes is
-// discarded up to the next newline, never held whole, and answered with a
-// -32600 reply. Empty lines are skipped.
+// DefaultMaxMessageBytes is the largest JSON-RPC message a StdioTransport
+// reads, 64 MiB: a write of a file of several MB fits many times over.
+const DefaultMaxMessageBytes = 64 << 20
+
+// StdioTransport is an mcp.Transport over a byte stream with newline-delimited
+// JSON-RPC, one message per line, that survives bad input: where the SDK's
+// IOTransport ends the session on the first line it cannot decode, this one
+// answers it and reads on.
+//
+//   - A line that is not JSON gets a -32700 "parse error" reply with id null;
+//     one that is JSON but not a JSON-RPC message (`42`, `[]`, `{}`, a batch)
+//     gets -32600 "invalid request". Blank lines are skipped. Batches are
+//     refused: MCP 2025-06-18 removed them.
+//   - A line longer than MaxMessageBytes is discarded up to its newline and
+//     answered with -32600; memory stays bounded by MaxMessageBytes.
+//   - A response whose result the SDK has already encoded is written as it
+//     is, not encoded a second time inside the JSON-RPC envelope (that pass
+//     re-compacted every byte of a read's text).
+//
+// Reader is never closed (stdin cannot be unblocked portably; the reading
+// goroutine ends with the stream), Writer is not closed either; Close only
+// ends the connection. Contract-wise it is the framing of issue 12.
 type StdioTransport struct {
-	// Reader and Writer are the streams (the process's stdin and stdout
-	// for dshhost serve). Reader is never closed.
 	Reader io.Reader
 	Writer io.Writer
-	// MaxMessageBytes bounds one line, newline excluded; 0 means
-	// DefaultMaxMessageBytes.
-	MaxMessageBytes int64
+	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int
 
-	requests *tracker      // the server's, when served by the plugin: counts unanswered requests
-	conn     *lineConn     // set by Connect
-	ended    chan struct{} // closed with the input, made by Connect
+	requests *tracker   // the server's, when the plugin serves it: counts unanswered requests for the drain
+	conn     *stdioConn // set by Connect
 }
 
-// Connect starts reading and returns the connection. It never fails.
+// Connect starts reading and returns the connection. It is called once per
+// transport.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	max := t.MaxMessageBytes
-	if max <= 0 {
-		max = DefaultMaxMessageBytes
+	limit := t.MaxMessageBytes
+	if limit <= 0 {
+		limit = DefaultMaxMessageBytes
 	}
-	c := &lineConn{w: t.Writer, max: max, in: make(chan jsonrpc.Message), eof: make(chan struct{}), closed: make(chan struct{}),
-		requests: t.requests, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{}),
+		ended: make(chan struct{}), requests: t.requests, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	t.conn = c
-	go c.read(bufio.NewReaderSize(t.Reader, 64<<10))
+	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), limit)
 	return c, nil
 }
 
 // inputEnded is closed when the input stream ended (EOF or a read error).
-func (t *StdioTransport) inputEnded() <-chan struct{} { return t.conn.eof }
+func (t *StdioTransport) inputEnded() <-chan struct{} { return t.conn.ended }
 
-// lineConn is one stdio connection. At the end of the input, Read returns
-// io.EOF only once every request already read has been answered (or the
-// connection closed): the SDK cancels the requests in flight when Read
-// fails, and a client that writes its requests and closes its end (`printf
-// ... | dshhost serve`) still gets every answer.
-type lineConn struct {
-	w   io.Writer
-	max int64
-	wmu sync.Mutex
+type stdioRead struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// stdioConn is one StdioTransport connection. At the end of the input,
+// Read reports it only once every request already read has been answered
+// (or the connection closed): the SDK cancels the requests in flight when
+// Read fails, and a client that writes its requests and closes its end
+// (`printf ... | dshhost serve`) still gets every answer.
+type stdioConn struct {
+	writeMu sync.Mutex
+	w       io.Writer
+
+	incoming  chan stdioRead
+	closed    chan struct{}
+	closeOnce sync.Once
+	ended     chan struct{} // closed when readLoop returns
 
 	requests *tracker            // optional: counts the unanswered requests for the drain
 	pmu      sync.Mutex          // guards pending
 	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
 	answered chan struct{}       // signalled when pending shrinks
-
-	in     chan jsonrpc.Message
-	eof    chan struct{} // closed when the reader ended; readErr says why
-	err    error
-	closed chan struct{}
-	once   sync.Once
 }
 
-// read feeds decoded lines to Read until the stream ends or the
-// connection closes.
-func (c *lineConn) read(r *bufio.Reader) {
-	defer close(c.eof)
+// readLoop reads lines until the stream ends or the connection closes,
+// delivering messages and answering the lines that are not.
+func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
+	defer close(c.ended)
 	for {
-		line, err := c.line(r)
-		if len(line) > 0 || errors.Is(err, errTooLong) {
-			msg, reply := c.decode(line, err)
-			if reply != nil {
-				if werr := c.writeRaw(reply); werr != nil {
-					c.err = werr
+		line, tooLong, err := readLine(r, limit)
+		switch {
+		case tooLong:
+			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
+		case len(bytes.TrimSpace(line)) > 0:
+			if msg, code, why := decodeLine(line); msg != nil {
+				c.track(msg)
+				if !c.deliver(stdioRead{msg: msg}) {
 					return
 				}
 			} else {
-				c.track(msg)
-				select {
-				case c.in <- msg:
-				case <-c.closed:
-					c.err = io.EOF
-					return
-				}
+				c.reject(code, why)
 			}
 		}
-		if err != nil && !errors.Is(err, errTooLong) {
-			c.err = err
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF // a clean end of the client's stream
+			}
+			c.deliver(stdioRead{err: err})
 			return
 		}
 	}
 }
 
-// errTooLong marks a line that was discarded for its length.
-var errTooLong = errors.New("message too long")
+// deliver hands r to Read; false when the connection closed first.
+func (c *stdioConn) deliver(r stdioRead) bool {
+	select {
+	case c.incoming <- r:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
 
-// line returns the next line without its newline (and trailing CR and
-// spaces). A line over c.max is read to its end and dropped: it returns
-// errTooLong. At the end of the stream it returns the last partial line
-// and the reader's error.
-func (c *lineConn) line(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	over := false
+// readLine returns the next line without its newline, at most limit bytes.
+// A longer line is consumed to its newline and reported as tooLong, without
+// keeping more than limit bytes. err is the stream's error after the line
+// (io.EOF at the end; a final line without a newline is still returned).
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if !over {
-			if int64(len(buf)+len(chunk)) > c.max+2 { // room for "\r\n"
-				over, buf = true, nil
+		if !tooLong {
+			if len(line)+len(chunk) > limit+1 { // +1: the newline itself
+				tooLong, line = true, nil
 			} else {
-				buf = append(buf, chunk...)
+				line = append(line, chunk...)
 			}
 		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		case err != nil:
-			if over {
-				return nil, errTooLong
-			}
-			return bytes.TrimSpace(buf), err
 		}
-		if over {
-			return nil, errTooLong
+		if tooLong {
+			return nil, true, err
 		}
-		line := bytes.TrimSpace(buf)
-		if int64(len(line)) > c.max {
-			return nil, errTooLong
-		}
-		return line, nil
+		return bytes.TrimSuffix(line, []byte{'\n'}), false, err
 	}
 }
 
-// decode returns the message of one line, or the error reply to write
-// instead.
-func (c *lineConn) decode(line []byte, err error) (jsonrpc.Message, []byte) {
-	if errors.Is(err, errTooLong) {
-		return nil, errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: message over %d bytes discarded", c.max))
+// decodeLine decodes one line as a JSON-RPC message, or returns the
+// error code and message of its reply.
+// The line is decoded once; only a line that fails is scanned again, to
+// tell bad JSON from a JSON value that is no message.
+func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
+	trimmed := bytes.TrimSpace(line)
+	if trimmed[0] == '{' {
+		if msg, err := jsonrpc.DecodeMessage(trimmed); err == nil {
+			return msg, 0, ""
+		} else if json.Valid(trimmed) {
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
+		}
 	}
-	msg, derr := jsonrpc.DecodeMessage(line)
-	if derr == nil {
-		return msg, nil
+	if !json.Valid(trimmed) {
+		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
 	}
-	if !json.Valid(line) {
-		return nil, errorReply(jsonrpc.CodeParseError, "Parse error: the line is not JSON")
-	}
-	return nil, errorReply(jsonrpc.CodeInvalidRequest, "Invalid Request: "+derr.Error())
+	return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
 }
 
-// errorReply is a JSON-RPC error response with id null.
-func errorReply(code int64, message string) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": message}})
-	return b
+// reject writes an error reply with id null (JSON-RPC 2.0 §5 for a request
+// whose id cannot be known). A failure to write ends nothing here: the next
+// Write reports it.
+func (c *stdioConn) reject(code int64, message string) {
+	msg, _ := json.Marshal(message)
+	frame := `{"jsonrpc":"2.0","id":null,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(msg) + "}}\n"
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, _ = io.WriteString(c.w, frame)
 }
 
 // track records a request that needs an answer.
-func (c *lineConn) track(msg jsonrpc.Message) {
+func (c *stdioConn) track(msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return
@@ -179,7 +195,7 @@ func (c *lineConn) track(msg jsonrpc.Message) {
 }
 
 // answer forgets the request msg answers, if any.
-func (c *lineConn) answer(msg jsonrpc.Message) {
+func (c *stdioConn) answer(msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return
@@ -199,20 +215,19 @@ func (c *lineConn) answer(msg jsonrpc.Message) {
 	}
 }
 
-func (c *lineConn) unanswered() int {
+func (c *stdioConn) unanswered() int {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
 	return len(c.pending)
 }
 
-// Read returns the next message, io.EOF once the stream ended and every
-// request read was answered.
-func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+// Read returns the next message, io.EOF at the end of the stream (once
+// every request read was answered), or an error once the connection is
+// closed or ctx is done.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
-	case msg := <-c.in:
-		return msg, nil
-	case <-c.eof:
-		for c.unanswered() > 0 {
+	case r := <-c.incoming:
+		for r.err != nil && c.unanswered() > 0 {
 			select {
 			case <-c.answered:
 			case <-c.closed:
@@ -221,10 +236,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				return nil, ctx.Err()
 			}
 		}
-		if c.err == nil || errors.Is(c.err, io.EOF) {
-			return nil, io.EOF
-		}
-		return nil, c.err
+		return r.msg, r.err
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -232,34 +244,54 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write writes msg as one line.
-func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+// Write writes msg as one line. A successful response carries the result
+// the SDK already encoded, spliced into the envelope as it is.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := jsonrpc.EncodeMessage(msg)
+	frame, err := encodeFrame(msg)
 	if err != nil {
 		return err
 	}
-	err = c.writeRaw(b)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return errors.New("mcpserver: write on a closed connection")
+	default:
+	}
+	_, err = c.w.Write(frame)
 	c.answer(msg)
 	return err
 }
 
-// writeRaw writes one line. It works after Close too: the output stream
-// stays open, so the answers to messages read before the input ended are
-// still delivered.
-func (c *lineConn) writeRaw(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.w.Write(append(b, '\n'))
-	return err
+// encodeFrame returns msg's line, newline included.
+func encodeFrame(msg jsonrpc.Message) ([]byte, error) {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil && len(resp.Result) > 0 && resp.ID.IsValid() &&
+		bytes.IndexByte(resp.Result, '\n') < 0 {
+		id, err := json.Marshal(resp.ID.Raw())
+		if err != nil {
+			return nil, err
+		}
+		frame := make([]byte, 0, len(resp.Result)+len(id)+40)
+		frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+		frame = append(frame, id...)
+		frame = append(frame, `,"result":`...)
+		frame = append(frame, resp.Result...)
+		return append(frame, "}\n"...), nil
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
-// Close ends the connection; a Read waiting for input returns io.EOF, and
-// the requests left unanswered stop counting.
-func (c *lineConn) Close() error {
-	c.once.Do(func() {
+// Close ends the connection: Read returns, Write fails, and the requests
+// left unanswered stop counting. It is safe to call more than once.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
 		close(c.closed)
 		c.pmu.Lock()
 		defer c.pmu.Unlock()
@@ -273,5 +305,5 @@ func (c *lineConn) Close() error {
 	return nil
 }
 
-// SessionID is empty: stdio has one session and no id on the wire.
-func (c *lineConn) SessionID() string { return "" }
+// SessionID is empty: a stdio connection has no session id.
+func (c *stdioConn) SessionID() string { return "" }

@@ -10,30 +10,30 @@ import (
 // declaration order.
 type Config struct {
 	// ListMaxEntries is the most entries one `list` page shows. Default 200.
-	ListMaxEntries int `json:"listMaxEntries" invalid:"toolfs: listMaxEntries must be a positive integer"`
+	ListMaxEntries int `json:"listMaxEntries"`
 	// ReadLimit is both the default and the maximum `limit` of `read`, in
 	// lines. Default 2000.
-	ReadLimit int `json:"readLimit" invalid:"toolfs: readLimit must be a positive integer"`
+	ReadLimit int `json:"readLimit"`
 	// ReadMaxLineLength is how many UTF-16 code units of each line `read`
 	// keeps before truncating it (contract §6.7.4). Default 2000.
-	ReadMaxLineLength int `json:"readMaxLineLength" invalid:"toolfs: readMaxLineLength must be a positive integer"`
+	ReadMaxLineLength int `json:"readMaxLineLength"`
 	// ReadMaxBytes caps the UTF-8 bytes of the line texts one `read` returns
 	// (contract §6.7.3). Default 51200.
-	ReadMaxBytes int `json:"readMaxBytes" invalid:"toolfs: readMaxBytes must be a positive integer"`
+	ReadMaxBytes int `json:"readMaxBytes"`
 	// ReadStreamMinSize is the file size, in bytes, from which `read` streams
 	// the file instead of reading it whole; results are identical either
 	// way. Default 10485760 (10 MiB).
-	ReadStreamMinSize int64 `json:"readStreamMinSize" invalid:"toolfs: readStreamMinSize must be a positive integer"`
+	ReadStreamMinSize int64 `json:"readStreamMinSize"`
 	// DiffMaxBytes bounds the `_meta.diffs` of a write or edit: the total
 	// bytes of the hunks' old and new texts. Over it the diffs are left out
 	// and the meta is `{diffsOmitted: true}` (contract §5.4a [D20]). Default
 	// 65536.
-	DiffMaxBytes int `json:"diffMaxBytes" invalid:"toolfs: diffMaxBytes must be a positive integer"`
+	DiffMaxBytes int `json:"diffMaxBytes"`
 	// DiffBasisMaxBytes is the size, in bytes, of a file's text before or
 	// after a write or edit past which no diff is computed; the provider then
 	// does not hold a larger prior file whole for a write (contract §5.4a
 	// [D20], fsapi.WithDiffBasis). Default 10485760 (10 MiB).
-	DiffBasisMaxBytes int64 `json:"diffBasisMaxBytes" invalid:"toolfs: diffBasisMaxBytes must be a positive integer"`
+	DiffBasisMaxBytes int64 `json:"diffBasisMaxBytes"`
 }
 
 // DefaultConfig returns the defaults of contract §6.1 and §5.4a.
@@ -43,8 +43,8 @@ func DefaultConfig() Config {
 }
 
 // Validate checks every value is at least 1, in the order of contract §6.1
-// then the two diff bounds of §5.4a, and reports the first failure as `toolfs: <key> must be a positive
-// integer`.
+// then the two diff bounds of §5.4a, and reports the first failure as
+// `toolfs: <key> must be a positive integer`.
 func (c Config) Validate() error {
 	checks := []struct {
 		key   string

@@ -28,19 +28,42 @@ type toolset struct {
 }
 
 func apply(_ context.Context, s *host.Scope, cfg Config) error {
-	ts := &toolset{s: s, fs: fsapi.Key.Must(s), cfg: cfg}
-	reg := tools.Key.Must(s)
-	for _, t := range ts.tools() {
-		if _, err := reg.Register(s, t); err != nil {
-			return err
-		}
+	fs, reg := fsapi.Key.Must(s), tools.Key.Must(s)
+	registered, err := (&toolset{s: s, fs: fs, cfg: cfg}).register(reg)
+	if err != nil {
+		return err
 	}
 	for _, sec := range sections {
 		if _, err := reg.AddSection(s, sec); err != nil {
 			return err
 		}
 	}
-	return nil
+	// A change of limits is taken in place (host.OnUpdate): the four tools
+	// are registered again with the new limits and descriptions, so the
+	// activation, and every session's state kept by other plugins, stays;
+	// calls in flight finish with the old limits.
+	return host.OnUpdate(s, func(ctx context.Context, cfg Config) error {
+		for _, d := range registered {
+			if err := d(ctx); err != nil {
+				return err
+			}
+		}
+		registered, err = (&toolset{s: s, fs: fs, cfg: cfg}).register(reg)
+		return err
+	})
+}
+
+// register adds the four tools to reg and returns their disposers.
+func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
+	var out []host.Disposer
+	for _, t := range ts.tools() {
+		d, err := reg.Register(ts.s, t)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // tools returns the four tools in registration order (contract §5.6).

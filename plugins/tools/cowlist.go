@@ -37,16 +37,20 @@ func (l *cowList[T]) remove(x T) {
 }
 
 // own makes undo an effect of s labelled label: it runs (under the
-// registry's mutex, then notifying the change watchers when notify is set)
-// when s ends or the returned Disposer runs. When s is inactive, undo runs
-// at once and host.ErrInactive is returned.
-func (r *Registry) own(s *host.Scope, label string, notify bool, undo func()) (host.Disposer, error) {
-	remove := func(context.Context) error {
+// registry's mutex, then notifying the change watchers when notify is set,
+// then waiting in drain when drain is not nil) when s ends or the returned
+// Disposer runs. When s is inactive, undo runs at once and host.ErrInactive
+// is returned.
+func (r *Registry) own(s *host.Scope, label string, notify bool, undo func(), drain func(context.Context) error) (host.Disposer, error) {
+	remove := func(ctx context.Context) error {
 		r.mu.Lock()
 		undo()
 		r.mu.Unlock()
 		if notify {
 			r.changed()
+		}
+		if drain != nil {
+			return drain(ctx)
 		}
 		return nil
 	}

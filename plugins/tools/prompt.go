@@ -34,7 +34,7 @@ func (r *Registry) AddSection(s *host.Scope, sec Section) (host.Disposer, error)
 		return int(a.seq - b.seq)
 	})
 	r.mu.Unlock()
-	d, err := r.own(s, fmt.Sprintf("section(%q)", sec.Name), true, func() { r.sections.remove(se) })
+	d, err := r.own(s, fmt.Sprintf("section(%q)", sec.Name), true, func() { r.sections.remove(se) }, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ type Registry struct {
 type entry struct {
 	tool   Tool
 	params paramSchema
+	calls  inflight // drained when the tool is removed
 
 	// The output schema is compiled on the first call whose value has no
 	// CheckOutput of its own, not at registration: boot stays cheap, and a
@@ -94,7 +95,8 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 	}
 	r.tools.add(e, nil)
 	r.mu.Unlock()
-	d, err := r.own(s, fmt.Sprintf("tool(%q)", t.Name), true, func() { r.tools.remove(e) })
+	d, err := r.own(s, fmt.Sprintf("tool(%q)", t.Name), true, func() { r.tools.remove(e) },
+		func(ctx context.Context) error { return e.calls.drain(ctx, t.Name) })
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ func (r *Registry) OnChange(s *host.Scope, fn func()) (host.Disposer, error) {
 	r.mu.Lock()
 	r.watchers.add(w, nil)
 	r.mu.Unlock()
-	return r.own(s, "tools.onChange", false, func() { r.watchers.remove(w) })
+	return r.own(s, "tools.onChange", false, func() { r.watchers.remove(w) }, nil)
 }
 
 func (r *Registry) changed() {
@@ -190,6 +192,11 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 		return failure(&Error{Name: abortName, Code: "ABORTED_BEFORE_DISPATCH", Message: "tool call aborted before dispatch"})
 	}
 	e := r.find(name)
+	if e != nil && !e.calls.enter() {
+		e = nil // being removed: its plugin is unloading
+	} else if e != nil {
+		defer e.calls.leave()
+	}
 	if e == nil {
 		return failure(&Error{Name: notFoundName, Code: "UNKNOWN_TOOL", Message: fmt.Sprintf(`unknown tool "%s"`, name)})
 	}

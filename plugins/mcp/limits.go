@@ -10,12 +10,12 @@ import (
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// calls bounds and drains the server's tool calls: at most max run at
+// callLimits bounds and drains the server's tool calls: at most max run at
 // once (the rest wait; one whose context ends while it waits is handed to
 // the registry cancelled, which answers `tool call aborted before
 // dispatch`, contract §5.2 step 2); each runs under the call timeout; Drain
 // refuses new calls, waits for those in flight, then cancels them.
-type calls struct {
+type callLimits struct {
 	slots   chan struct{}
 	timeout time.Duration
 
@@ -26,7 +26,8 @@ type calls struct {
 	requests tracker // HTTP POSTs being served (their answers are written before they end)
 }
 
-func newCalls(max int, timeout time.Duration) *calls {
+// newCallLimits returns the limits; a value ≤ 0 takes its default.
+func newCallLimits(max int, timeout time.Duration) *callLimits {
 	if max <= 0 {
 		max = DefaultMaxInFlight
 	}
@@ -34,8 +35,15 @@ func newCalls(max int, timeout time.Duration) *calls {
 		timeout = DefaultCallTimeout
 	}
 	stop, cancel := context.WithCancel(context.Background())
-	return &calls{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel}
+	return &callLimits{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel}
 }
+
+// The defaults of the call limits (issue 12): at most 64 tool calls run at
+// once, each for at most 5 minutes.
+const (
+	DefaultMaxInFlight = 64
+	DefaultCallTimeout = 5 * time.Minute
+)
 
 // errCallTimeout is the cause of a call context that hit the call timeout.
 var errCallTimeout = errors.New("tool call timed out")
@@ -48,7 +56,7 @@ const abortGrace = time.Second
 // run runs body, the registry call, under the limits and returns its
 // result, or the timeout / aborted result when the call's context ended
 // first.
-func (c *calls) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
+func (c *callLimits) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
 	if !c.running.begin() {
 		return failure("the server is shutting down; the call was not run", "AbortError", "ABORTED_BEFORE_DISPATCH")
 	}
@@ -61,25 +69,26 @@ func (c *calls) run(ctx context.Context, body func(ctx context.Context) tools.Re
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
 		if context.Cause(ctx) == errCallTimeout {
-			return c.timedOut()
+			return timedOut(c.timeout)
 		}
 		return body(ctx) // the registry answers: aborted before dispatch
 	}
 	done := make(chan tools.Result, 1)
 	go func() {
-		defer func() { <-c.slots }()
-		done <- body(ctx)
+		res := body(ctx) // the registry recovers a body's panic
+		<-c.slots
+		done <- res
 	}()
 	select {
 	case res := <-done:
 		if res.IsError && context.Cause(ctx) == errCallTimeout {
-			return c.timedOut()
+			return timedOut(c.timeout)
 		}
 		return res
 	case <-ctx.Done():
 	}
 	if context.Cause(ctx) == errCallTimeout {
-		return c.timedOut()
+		return timedOut(c.timeout)
 	}
 	select {
 	case res := <-done:
@@ -89,9 +98,9 @@ func (c *calls) run(ctx context.Context, body func(ctx context.Context) tools.Re
 	}
 }
 
-// timedOut is the result of a call that hit the call timeout.
-func (c *calls) timedOut() tools.Result {
-	return failure(fmt.Sprintf("tool call timed out after %d ms", c.timeout.Milliseconds()), "TimeoutError", "TIMEOUT")
+// timedOut is the result of a call that ran out of time d.
+func timedOut(d time.Duration) tools.Result {
+	return failure(fmt.Sprintf("tool call timed out after %d ms", d.Milliseconds()), "TimeoutError", "TIMEOUT")
 }
 
 // failure is a coded error result.
@@ -149,7 +158,7 @@ func (t *tracker) startDrain() <-chan struct{} {
 // drain refuses new calls and HTTP requests, waits up to timeout (or ctx)
 // for those in flight to be answered, then cancels the contexts of the
 // calls left. It reports whether everything was answered in time.
-func (c *calls) drain(ctx context.Context, timeout time.Duration) bool {
+func (c *callLimits) drain(ctx context.Context, timeout time.Duration) bool {
 	requests, running := c.requests.startDrain(), c.running.startDrain()
 	t := time.NewTimer(timeout)
 	defer t.Stop()

@@ -1,0 +1,243 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+
+	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/host"
+	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// infrastructure reports whether entry e is one a reload never disposes:
+// the tool registry and the MCP front end (restarting either would cut the
+// client's tools or its session). A config change reaches them through
+// Instance.Update, in place when they accept it (host.OnUpdate).
+func infrastructure(e config.Entry) bool {
+	return e.Name == tools.Plugin.Name() || e.Name == "mcp"
+}
+
+// reloadReport says what one reload did, by entry id, in list order.
+type reloadReport struct {
+	// Kept are the entries left running untouched (same name, config and
+	// disabled flag), or left disabled.
+	Kept []string
+	// Updated took their new config in place (host.OnUpdate).
+	Updated []string
+	// Restarted were swapped: unloaded, then started with the new config
+	// (or the new plugin, when the name changed).
+	Restarted []string
+	// Started were added or enabled; Stopped removed or disabled.
+	Started, Stopped []string
+	// Err is why the reload was refused (nothing changed) or which entries
+	// failed to start (each restored to its previous config); nil when the
+	// whole candidate was applied.
+	Err error
+}
+
+// String summarises the report for logs: `kept [a b] updated [c] ...`,
+// omitting empty groups; "nothing changed" when every entry was kept.
+func (r reloadReport) String() string {
+	var parts []string
+	for _, g := range []struct {
+		name string
+		ids  []string
+	}{{"updated", r.Updated}, {"restarted", r.Restarted}, {"started", r.Started}, {"stopped", r.Stopped}} {
+		if len(g.ids) > 0 {
+			parts = append(parts, g.name+" ["+strings.Join(g.ids, " ")+"]")
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// reloader applies a changed deployment to a running runtime as a
+// transaction (issue 13, host §3.7 "Reload"): the candidate is loaded
+// fresh through every layer (file, env, flags, workspace) and validated
+// whole before anything is touched; then entries are reconciled by id. The
+// caller serialises reloads (serve: one watcher goroutine, under the
+// workspace lock).
+type reloader struct {
+	rt *runtime
+	// load builds the candidate deployment exactly as at start.
+	load func() (*config.Deployment, error)
+	// hold, if set, defers tools/list_changed until its release (one
+	// coalesced notification per reload).
+	hold func() (release func())
+	log  *slog.Logger
+}
+
+// reload loads the candidate from source and applies it. On a load or
+// validation error nothing changes: the error is logged at ERROR with the
+// file and key paths and emitted as config/reload-failed. An entry whose new
+// config or plugin fails to start is restored to its previous one, and that
+// failure is logged and emitted the same way.
+func (r *reloader) reload(ctx context.Context, source string) reloadReport {
+	ctx = context.WithoutCancel(ctx)
+	dep, err := r.load()
+	if err == nil {
+		err = checkInfrastructure(dep)
+	}
+	if err != nil {
+		r.failed(ctx, source, "config reload refused; still serving the last good deployment", err)
+		return reloadReport{Err: err}
+	}
+	if r.hold != nil {
+		release := r.hold()
+		defer release()
+	}
+	rep, applied := r.reconcile(ctx, dep)
+	r.rt.dep = applied
+	if rep.Err != nil {
+		r.failed(ctx, source, "config reload: some entries kept their previous config", rep.Err)
+	}
+	if err := r.rt.host.Audit(); err != nil {
+		r.log.Warn("after the config reload, not every plugin is active", "err", err)
+	}
+	r.log.Info("config reloaded", "file", source, "changes", rep.String())
+	return rep
+}
+
+// checkInfrastructure refuses a candidate that disables the tool registry
+// or the MCP front end.
+func checkInfrastructure(dep *config.Deployment) error {
+	for _, e := range dep.Entries {
+		if infrastructure(e) && e.Disabled {
+			return fmt.Errorf("plugin entry %q: %s is infrastructure and cannot be disabled", e.ID, e.Name)
+		}
+	}
+	return nil
+}
+
+func (r *reloader) failed(ctx context.Context, source, msg string, err error) {
+	r.log.Error(msg, "file", source, "err", err)
+	if eerr := events.ConfigReloadFailed.Emit(ctx, r.rt.host.Root(), events.ReloadFailure{Source: source, Err: err}); eerr != nil {
+		r.log.Warn("a config/reload-failed listener failed", "err", eerr)
+	}
+}
+
+// reconcile applies dep entry by entry and returns what it did and the
+// deployment now running: dep, except that an entry that failed to start
+// keeps its previous form (or is left out, when it was new).
+func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloadReport, *config.Deployment) {
+	h, old := r.rt.host, r.rt.dep
+	var rep reloadReport
+	var errs []error
+	applied := *dep
+	applied.Entries = nil
+
+	// Removed entries go first, newest first, so that what replaces them
+	// never meets them (a provider moving to a new id, for instance).
+	for i := len(old.Entries) - 1; i >= 0; i-- {
+		o := old.Entries[i]
+		if _, still := dep.Entry(o.ID); still || infrastructure(o) {
+			continue
+		}
+		if !o.Disabled {
+			r.dispose(ctx, o.ID)
+			rep.Stopped = append(rep.Stopped, o.ID)
+		}
+	}
+	for _, e := range dep.Entries {
+		o, existed := old.Entry(e.ID)
+		inst := h.Instance(e.ID)
+		switch {
+		case e.Plugin == mcpplugin.Plugin:
+			rep.Kept = append(rep.Kept, e.ID) // serve mounted it with its flags; a change applies at the next start
+		case existed && o.Name == e.Name && o.Disabled == e.Disabled && reflect.DeepEqual(o.Config, e.Config):
+			rep.Kept = append(rep.Kept, e.ID)
+		case existed && o.Disabled && e.Disabled:
+			rep.Kept = append(rep.Kept, e.ID)
+		case !existed && infrastructure(e) && inst != nil:
+			rep.Kept = append(rep.Kept, e.ID) // mounted implicitly at boot, now listed
+		case e.Disabled:
+			r.dispose(ctx, e.ID)
+			rep.Stopped = append(rep.Stopped, e.ID)
+		case !existed || o.Disabled || inst == nil:
+			if err := r.mount(ctx, e); err != nil {
+				errs = append(errs, err)
+				if existed {
+					applied.Entries = append(applied.Entries, o)
+				}
+				continue
+			}
+			rep.Started = append(rep.Started, e.ID)
+		case o.Name != e.Name:
+			r.dispose(ctx, e.ID)
+			if err := r.mount(ctx, e); err != nil {
+				errs = append(errs, err)
+				if rerr := r.mount(ctx, o); rerr != nil {
+					errs = append(errs, fmt.Errorf("restoring %q: %w", o.ID, rerr))
+				}
+				applied.Entries = append(applied.Entries, o)
+				continue
+			}
+			rep.Restarted = append(rep.Restarted, e.ID)
+		default:
+			before := inst.Scope()
+			if err := r.update(ctx, inst, e, o); err != nil {
+				errs = append(errs, err)
+				applied.Entries = append(applied.Entries, o)
+				continue
+			}
+			if before != nil && inst.Scope() == before {
+				rep.Updated = append(rep.Updated, e.ID)
+			} else {
+				rep.Restarted = append(rep.Restarted, e.ID)
+			}
+		}
+		applied.Entries = append(applied.Entries, e)
+	}
+	rep.Err = errors.Join(errs...)
+	return rep, &applied
+}
+
+// mount starts entry e; an entry that ends FAILED is disposed again and its
+// error returned, so a failed start leaves nothing behind.
+func (r *reloader) mount(ctx context.Context, e config.Entry) error {
+	inst, err := r.rt.host.Plugin(ctx, e.Plugin, e.Config, host.ID(e.ID))
+	if err != nil {
+		return fmt.Errorf("plugin entry %q: %w", e.ID, err)
+	}
+	if inst.State() == host.StateFailed {
+		err := inst.Err()
+		_ = inst.Dispose(ctx)
+		return fmt.Errorf("plugin entry %q: %w", e.ID, err)
+	}
+	return nil
+}
+
+// update gives inst the new config of e (in place or by restart); when it
+// ends FAILED, inst gets o's config back and the failure is returned.
+func (r *reloader) update(ctx context.Context, inst *host.Instance, e, o config.Entry) error {
+	err := inst.Update(ctx, e.Config)
+	if err == nil && inst.State() == host.StateFailed {
+		err = inst.Err()
+	}
+	if err == nil {
+		return nil
+	}
+	if rerr := inst.Update(ctx, o.Config); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("restoring its previous config: %w", rerr))
+	}
+	return fmt.Errorf("plugin entry %q: %w", e.ID, err)
+}
+
+// dispose ends the instance of entry id, if running; its calls in flight
+// finish first, within the dispose timeout. Disposer failures are logged:
+// the entry is gone either way.
+func (r *reloader) dispose(ctx context.Context, id string) {
+	if inst := r.rt.host.Instance(id); inst != nil {
+		if err := inst.Dispose(ctx); err != nil {
+			r.log.Warn("disposing a plugin during a config reload", "instance", id, "err", err)
+		}
+	}
+}

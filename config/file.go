@@ -1,0 +1,209 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/knadh/koanf/parsers/json"
+	"github.com/knadh/koanf/parsers/toml/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/providers/rawbytes"
+	"github.com/knadh/koanf/v2"
+)
+
+// The file layer: the deployment file (or the embedded default), checked
+// strictly for its shape; each entry's config is decoded later, once the
+// other layers are merged over it.
+
+// read loads the file (or the default) into a raw tree.
+func (l *loader) read() (map[string]any, error) {
+	k := koanf.New(".")
+	if l.opts.File == "" {
+		l.source = DefaultSource
+		if err := k.Load(rawbytes.Provider(defaultDeployment), yaml.Parser()); err != nil {
+			return nil, err
+		}
+		return k.Raw(), nil
+	}
+	l.source = l.opts.File
+	var parser koanf.Parser
+	switch strings.ToLower(filepath.Ext(l.opts.File)) {
+	case ".yaml", ".yml":
+		parser = yaml.Parser()
+	case ".json":
+		parser = json.Parser()
+	case ".toml":
+		parser = toml.Parser()
+	default:
+		return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
+	}
+	if err := k.Load(file.Provider(l.opts.File), parser); err != nil {
+		return nil, err
+	}
+	return k.Raw(), nil
+}
+
+// structure checks the file's shape strictly and builds the tree that
+// koanf merges the other layers onto:
+// {entries: {<id>: {disabled: bool, config: map}}}.
+func (l *loader) structure(raw map[string]any) (map[string]any, string) {
+	var workspace string
+	for key, v := range raw {
+		switch key {
+		case "workspace":
+			s, ok := v.(string)
+			if !ok {
+				l.issue(l.source, "workspace", "expected a string, got "+describe(v))
+			}
+			workspace = s
+		case "watch":
+			b, ok := v.(bool)
+			if !ok {
+				l.issue(l.source, "watch", "expected a boolean, got "+describe(v))
+			}
+			l.watch = b
+		case "plugins":
+		default:
+			l.issue(l.source, key, "unknown key")
+		}
+	}
+	entries := map[string]any{}
+	list, ok := raw["plugins"].([]any)
+	if !ok && raw["plugins"] != nil {
+		l.issue(l.source, "plugins", "expected a list, got "+describe(raw["plugins"]))
+	}
+	seen := map[string]string{}
+	for i, item := range list {
+		path := fmt.Sprintf("plugins[%d]", i)
+		m, ok := item.(map[string]any)
+		if !ok {
+			l.issue(l.source, path, "expected a mapping, got "+describe(item))
+			continue
+		}
+		e := &entryInfo{index: i}
+		disabled, cfg := false, map[string]any{}
+		for key, v := range m {
+			switch key {
+			case "id", "name":
+			case "disabled":
+				b, ok := v.(bool)
+				if !ok {
+					l.issue(l.source, path+".disabled", "expected a boolean, got "+describe(v))
+				}
+				disabled = b
+			case "config":
+				if v == nil {
+					continue
+				}
+				c, ok := v.(map[string]any)
+				if !ok {
+					l.issue(l.source, path+".config", "expected a mapping, got "+describe(v))
+					continue
+				}
+				cfg = c
+			default:
+				l.issue(l.source, path+"."+key, "unknown key")
+			}
+		}
+		name, ok := m["name"].(string)
+		if !ok {
+			if m["name"] == nil {
+				l.issue(l.source, path+".name", "missing plugin name")
+			} else {
+				l.issue(l.source, path+".name", "expected a string, got "+describe(m["name"]))
+			}
+			continue
+		}
+		p, found := l.opts.Lookup(name)
+		if !found {
+			problem := fmt.Sprintf("unknown plugin %q", name)
+			if l.opts.Known != nil {
+				problem += " (registered: " + strings.Join(l.opts.Known(), ", ") + ")"
+			}
+			l.issue(l.source, path+".name", problem)
+			continue
+		}
+		e.name, e.plugin, e.id = name, p, name
+		if v, present := m["id"]; present {
+			id, ok := v.(string)
+			if !ok {
+				l.issue(l.source, path+".id", "expected a string, got "+describe(v))
+				continue
+			}
+			e.id = id
+		}
+		if !validID(e.id) {
+			l.issue(l.source, path+".id", fmt.Sprintf("id %q may contain only letters, digits, '-' and '_'", e.id))
+			continue
+		}
+		if prev, dup := seen[strings.ToLower(e.id)]; dup {
+			l.issue(l.source, path+".id", fmt.Sprintf("duplicate id %q (also at %s)", e.id, prev))
+			continue
+		}
+		seen[strings.ToLower(e.id)] = path + ".id"
+		e.keys = configKeys(p.ConfigType())
+		l.entries = append(l.entries, e)
+		l.byID[e.id] = e
+		entries[e.id] = map[string]any{"disabled": disabled, "config": cfg}
+	}
+	return map[string]any{"entries": entries}, workspace
+}
+
+// configKeys lists the top-level keys (json tag names) of a config type.
+func configKeys(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		if name := tagName(f); name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// keyFor finds the entry key matching name: exactly, else ignoring case
+// and underscores (so DSH_TOOLFS_READ_LIMIT and readlimit both find
+// readLimit). "disabled" is the entry's own flag.
+func (e *entryInfo) keyFor(name string) (string, bool) {
+	if strings.EqualFold(name, "disabled") {
+		return "disabled", true
+	}
+	fold := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	for _, k := range e.keys {
+		if k == name {
+			return k, true
+		}
+	}
+	for _, k := range e.keys {
+		if fold(k) == fold(name) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// validKeys is the hint appended to unknown-key problems:
+// ` (keys: a, b)`, or ` (this plugin has no config keys)`.
+func (e *entryInfo) validKeys() string {
+	if len(e.keys) == 0 {
+		return " (this plugin has no config keys)"
+	}
+	return " (keys: " + strings.Join(e.keys, ", ") + ")"
+}
+
+// path returns the koanf path of key in entry e.
+func (e *entryInfo) path(key string) string {
+	if key == "disabled" {
+		return "entries." + e.id + ".disabled"
+	}
+	return "entries." + e.id + ".config." + key
+}

@@ -1,0 +1,93 @@
+package fslocal
+
+import (
+	"encoding/binary"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// readTyped returns the entries of the open directory f with the types the
+// kernel's getdents64 reports (d_type), "." and ".." left out, in directory
+// order. os.File.ReadDir would lstat every entry of a directory opened
+// through an os.Root, which is the cost the cheap listing exists to avoid
+// (contract §3.6 [D21]). An entry whose d_type is DT_UNKNOWN (some file
+// systems) has typeUnknown; the caller probes it.
+func readTyped(f *os.File) ([]typedName, error) {
+	conn, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var out []typedName
+	buf := make([]byte, 32<<10)
+	for {
+		var n int
+		var rerr error
+		if err := conn.Read(func(fd uintptr) bool {
+			n, rerr = syscall.ReadDirent(int(fd), buf)
+			return rerr != syscall.EAGAIN
+		}); err != nil {
+			return nil, err
+		}
+		if rerr != nil {
+			return nil, &os.SyscallError{Syscall: "getdents64", Err: rerr}
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = appendDirents(out, buf[:n])
+	}
+}
+
+// linux_dirent64: d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name
+// (NUL-terminated), the record padded to d_reclen bytes.
+const (
+	direntReclen = 16
+	direntType   = 18
+	direntName   = 19
+)
+
+// appendDirents appends the records of one getdents64 buffer.
+func appendDirents(out []typedName, b []byte) []typedName {
+	for len(b) >= direntName {
+		reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
+		if reclen < direntName || reclen > len(b) {
+			break // a malformed record: stop rather than misread
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		name := rec[direntName:]
+		for i, c := range name {
+			if c == 0 {
+				name = name[:i]
+				break
+			}
+		}
+		if string(name) == "." || string(name) == ".." || len(name) == 0 {
+			continue
+		}
+		out = append(out, typedName{name: string(name), typ: direntMode(rec[direntType])})
+	}
+	return out
+}
+
+// direntMode maps a d_type to fs.FileMode type bits.
+func direntMode(t byte) fs.FileMode {
+	switch t {
+	case syscall.DT_REG:
+		return 0
+	case syscall.DT_DIR:
+		return fs.ModeDir
+	case syscall.DT_LNK:
+		return fs.ModeSymlink
+	case syscall.DT_FIFO:
+		return fs.ModeNamedPipe
+	case syscall.DT_SOCK:
+		return fs.ModeSocket
+	case syscall.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.DT_BLK:
+		return fs.ModeDevice
+	}
+	return typeUnknown
+}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package fslocal
+
+import "os"
+
+// readTyped returns the entries of the open directory f with their types,
+// through os.File.ReadDir (which, for a directory opened through an
+// os.Root, lstats each entry; the getdents64 reader is Linux only).
+func readTyped(f *os.File) ([]typedName, error) {
+	des, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]typedName, len(des))
+	for i, de := range des {
+		out[i] = typedName{name: de.Name(), typ: de.Type()}
+	}
+	return out, nil
+}
