@@ -18,6 +18,11 @@ import (
 
 // deployment loads the deployment the flags describe.
 func (c *common) deployment(env Env) (*config.Deployment, error) {
+	for _, id := range c.disable {
+		if id == tools.Plugin.Name() {
+			return nil, fmt.Errorf("--disable %s: the tool registry is infrastructure and cannot be disabled", id)
+		}
+	}
 	file := c.config
 	if file != "" && !filepath.IsAbs(file) && env.Dir != "" {
 		file = filepath.Join(env.Dir, file)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -30,6 +31,13 @@ func call(ctx context.Context, env Env, c *common, rest []string) int {
 	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{Session: rt.session()})
 	fmt.Fprintln(env.Stdout, res.Text())
 	if res.IsError {
+		if res.Code() == "UNKNOWN_TOOL" {
+			var names []string
+			for _, t := range rt.reg.Tools() {
+				names = append(names, t.Name)
+			}
+			fmt.Fprintf(env.Stderr, "%s: the tools of this deployment are: %s ('%s tools' prints their schemas)\n", program, strings.Join(names, ", "), program)
+		}
 		if res.Code() == "FS_NOT_OBSERVED" {
 			fmt.Fprintf(env.Stderr, "%s: each call is its own session, so a read in an earlier call does not count: run the read and this call in one '%s run' script, or disable the read-before-edit policy with --disable fspolicy\n", program, program)
 		}

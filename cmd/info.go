@@ -97,9 +97,8 @@ func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
 // filled in, except the keys the workspace fills (fslocal's cwd and root),
 // which stay empty so the output still follows --workspace when reused.
 func printConfig(_ context.Context, env Env, c *common, _ []string) int {
-	dep, err := c.deployment(env)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
+	_, dep, ok := c.load(env, slog.LevelWarn) // a bad log level fails here too
+	if !ok {
 		return 2
 	}
 	type entryJSON struct {

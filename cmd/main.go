@@ -55,17 +55,37 @@ func (e *Env) fill() {
 // Main runs dshhost with args (without the program name) on the process's
 // stdio and returns the exit code. plugins are registered in addition to
 // those registered by the binary's imports (a custom binary may pass its own
-// here instead of registering them in init).
+// here instead of registering them in init); one whose name is already
+// registered by another plugin fails with exit 2.
 func Main(args []string, plugins ...*host.Plugin) int {
 	if len(os.Args) > 0 && os.Args[0] != "" {
 		program = filepath.Base(os.Args[0])
 	}
-	for _, p := range plugins {
-		if _, ok := host.Lookup(p.Name()); !ok {
-			host.Register(p)
-		}
+	if err := register(plugins); err != nil {
+		fmt.Fprintln(os.Stderr, program+":", err)
+		return 2
 	}
 	return Run(context.Background(), Env{}, args)
+}
+
+// register adds the plugins passed to Main to the compile-time registry. A
+// plugin already registered (by an import) is accepted again; another
+// plugin under a registered name fails, as a duplicate host.Register does,
+// instead of being silently dropped in favour of the built-in.
+func register(plugins []*host.Plugin) error {
+	for _, p := range plugins {
+		if p == nil || p.Name() == "" {
+			return errors.New("a plugin passed to cmd.Main has no name")
+		}
+		prev, ok := host.Lookup(p.Name())
+		switch {
+		case !ok:
+			host.Register(p)
+		case prev != p:
+			return fmt.Errorf("plugin %q registered twice: a plugin passed to cmd.Main has the name of one already registered", p.Name())
+		}
+	}
+	return nil
 }
 
 // command is one subcommand.
@@ -108,6 +128,11 @@ func Run(ctx context.Context, env Env, args []string) int {
 		return 0
 	}
 	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
+	if i < 0 && strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(env.Stderr, "%s: flags go after the command: %s COMMAND [flags] [args] (got %q first)\n\n", program, program, args[0])
+		usage(env.Stderr)
+		return 2
+	}
 	if i < 0 {
 		fmt.Fprintf(env.Stderr, "%s: unknown command %q\n\n", program, args[0])
 		usage(env.Stderr)
@@ -205,7 +230,7 @@ func (c *common) logger(env Env, fallback slog.Level) (*slog.Logger, error) {
 	}
 	if name != "" {
 		if err := level.UnmarshalText([]byte(name)); err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
+			return nil, fmt.Errorf("%s: unknown log level %q (valid: debug, info, warn, error)", source, name)
 		}
 	}
 	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})), nil

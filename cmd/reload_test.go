@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -440,4 +441,49 @@ func BenchmarkReload(b *testing.B) {
 			}
 		})
 	}
+}
+
+// The watched file replaced by a FIFO (a trial's `mkfifo`): the reload is
+// refused at once as not a regular file, and calls go on; a good file
+// afterwards reloads again.
+func TestAFIFOInPlaceOfTheFileIsARefusedReload(t *testing.T) {
+	l := startLive(t, deploymentYAML(100, false))
+	require.NoError(t, os.WriteFile(filepath.Join(l.w, "a.txt"), []byte("hello\n"), 0o644))
+	require.NoError(t, os.Remove(l.file))
+	require.NoError(t, syscall.Mkfifo(l.file, 0o644))
+	t.Cleanup(func() { // a blocked reader, if any, is let go so the test ends
+		if f, err := os.OpenFile(l.file, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	var rep reloadReport
+	for rep.Err == nil || !strings.Contains(rep.Err.Error(), "not a regular file") {
+		rep = l.next() // the removal may be a refused reload of its own
+	}
+	assert.Contains(t, rep.Err.Error(), l.file+": not a regular file (a named pipe)")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	res, err := l.cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "a.txt"}})
+	require.NoError(t, err, "a call after the refused reload")
+	assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "1: hello")
+
+	require.NoError(t, os.Remove(l.file))
+	l.write(deploymentYAML(50, false))
+	for rep = l.next(); rep.Err != nil; rep = l.next() {
+	}
+	assert.Equal(t, 50, l.readLimit())
+}
+
+// `watch` is read at start only: a reload that drops it is applied, says
+// so in the log, and the watch goes on.
+func TestWatchFalseInAReloadKeepsWatching(t *testing.T) {
+	l := startLive(t, "watch: true\n"+deploymentYAML(100, false))
+	l.write("watch: false\n" + deploymentYAML(60, false))
+	rep := l.next()
+	require.NoError(t, rep.Err)
+	assert.Equal(t, 60, l.readLimit())
+	assert.Contains(t, l.logs.String(), "it is read at start only, so the watch goes on until serve restarts")
+	l.write("watch: false\n" + deploymentYAML(70, false))
+	require.NoError(t, l.next().Err)
+	assert.Equal(t, 70, l.readLimit())
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -64,45 +65,58 @@ func runScript(ctx context.Context, env Env, c *common, rest []string) int {
 	return 0
 }
 
+// maxScript is the largest script run reads, in bytes (64 MiB): a script
+// is a list of tool calls, and reading `/dev/zero` must not grow without
+// bound.
+const maxScript = 64 << 20
+
 // readScript reads a JSON array of calls, or JSON lines of calls (one per
-// line, blank lines skipped), from a file or stdin ("-"). Calls are counted
-// from 0, as run's output counts them; lines from 1.
+// line, blank lines skipped), from a file or stdin ("-"), of at most
+// maxScript bytes. Calls are counted from 0, as run's output counts them;
+// lines from 1. A call object has exactly the keys "tool" and "args"; any
+// other key is an error that names it and the key meant.
 func readScript(env Env, name string) ([]scriptCall, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(env.Stdin)
-	} else {
+	r := env.Stdin
+	if name != "-" {
 		if !filepath.IsAbs(name) && env.Dir != "" {
 			name = filepath.Join(env.Dir, name)
 		}
-		data, err = os.ReadFile(name)
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
+	data, err := io.ReadAll(io.LimitReader(r, maxScript+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > maxScript {
+		return nil, fmt.Errorf("script is larger than %d MiB", maxScript>>20)
 	}
 	trimmed := bytes.TrimSpace(data)
 	var calls []scriptCall
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &calls); err != nil {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raws); err != nil {
 			return nil, fmt.Errorf("script: %w", err)
 		}
-		for i, sc := range calls {
-			if sc.Tool == "" {
-				return nil, fmt.Errorf("script call %d: missing \"tool\"", i)
+		for i, raw := range raws {
+			sc, err := decodeCall(raw)
+			if err != nil {
+				return nil, fmt.Errorf("script call %d: %w", i, err)
 			}
+			calls = append(calls, sc)
 		}
 	} else {
 		for n, text := range bytes.Split(data, []byte("\n")) {
 			if len(bytes.TrimSpace(text)) == 0 {
 				continue
 			}
-			var sc scriptCall
-			if err := json.Unmarshal(text, &sc); err != nil {
+			sc, err := decodeCall(text)
+			if err != nil {
 				return nil, fmt.Errorf("script line %d (call %d): %w", n+1, len(calls), err)
-			}
-			if sc.Tool == "" {
-				return nil, fmt.Errorf("script line %d (call %d): missing \"tool\"", n+1, len(calls))
 			}
 			calls = append(calls, sc)
 		}
@@ -111,4 +125,41 @@ func readScript(env Env, name string) ([]scriptCall, error) {
 		return nil, errors.New("script has no calls")
 	}
 	return calls, nil
+}
+
+// misspelledKeys maps keys a script author may write to the key meant.
+var misspelledKeys = map[string]string{
+	"arguments": "args", "argument": "args", "arg": "args", "params": "args", "parameters": "args", "input": "args",
+	"name": "tool", "tool_name": "tool", "toolName": "tool", "function": "tool",
+}
+
+// decodeCall decodes one call object strictly: "tool" (a non-empty string)
+// and "args" are its only keys.
+func decodeCall(raw []byte) (scriptCall, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return scriptCall{}, err
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "tool" || k == "args" {
+			continue
+		}
+		if meant, ok := misspelledKeys[k]; ok {
+			return scriptCall{}, fmt.Errorf("unknown key %q: did you mean %q? (a call is {\"tool\":NAME,\"args\":{...}})", k, meant)
+		}
+		return scriptCall{}, fmt.Errorf("unknown key %q (a call is {\"tool\":NAME,\"args\":{...}})", k)
+	}
+	var sc scriptCall
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		return scriptCall{}, err
+	}
+	if sc.Tool == "" {
+		return scriptCall{}, errors.New(`missing "tool"`)
+	}
+	return sc, nil
 }

@@ -15,6 +15,21 @@ import (
 	"github.com/dsh-go/dsh/internal/conformance"
 )
 
+// setFlags returns one `--set <id>.<key>=<value>` per override, keys
+// sorted.
+func setFlags(id string, overrides map[string]any) []string {
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var args []string
+	for _, k := range keys {
+		args = append(args, "--set", fmt.Sprintf("%s.%s=%v", id, k, overrides[k]))
+	}
+	return args
+}
+
 type runLine struct {
 	I       int     `json:"i"`
 	IsError bool    `json:"isError"`
@@ -50,11 +65,30 @@ func TestRunPassesEveryConformanceCase(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestRunPassesEverySearchCase drives `dshhost run` with every search case
+// (search.md §8): the default deployment mounts toolsearch, and a case's
+// toolsearch overrides become --set flags.
+func TestRunPassesEverySearchCase(t *testing.T) {
+	cases, err := conformance.SearchCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 // TestRunPassesEverySandboxCase drives `dshhost run` with every case of
 // sandbox-cases.json: each gets a deployment file (--config) listing
 // fssandbox with its overrides right after fslocal (sandbox.md §5).
 func TestRunPassesEverySandboxCase(t *testing.T) {
 	cases, err := conformance.SandboxCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
+// TestRunPassesEveryEditorCase drives `dshhost run` with every case of
+// editor-cases.json: a case with a tooleditor key gets a deployment file
+// (--config) listing tooleditor with its overrides after toolfs (editor.md
+// §16); editor/not-in-default-deployment runs on the default deployment.
+func TestRunPassesEveryEditorCase(t *testing.T) {
+	cases, err := conformance.EditorCases()
 	require.NoError(t, err)
 	runCases(t, cases)
 }
@@ -79,14 +113,9 @@ func runCases(t *testing.T, cases []conformance.Case) {
 				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
 				args = append(args, "--config", file)
 			}
-			keys := make([]string, 0, len(c.ToolFS))
-			for k := range c.ToolFS {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				args = append(args, "--set", fmt.Sprintf("toolfs.%s=%v", k, c.ToolFS[k]))
-			}
+			args = append(args, setFlags("toolfs", c.ToolFS)...)
+			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
+			args = append(args, setFlags("fslocal", c.FSLocal)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)
 			require.Equal(t, 0, res.code, "stderr: %s", res.stderr)

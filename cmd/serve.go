@@ -65,7 +65,7 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 			return 2
 		}
 	}
-	id, cfg, err := c.mcpConfig(dep)
+	id, cfg, err := c.mcpConfig(dep, env.Environ)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, program+":", err)
 		return 2
@@ -119,7 +119,7 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 
 // mcpConfig returns the id and config of the deployment's mcp entry (the
 // plugin's defaults without one) with serve's flags applied, validated.
-func (c *common) mcpConfig(dep *config.Deployment) (string, mcpplugin.Config, error) {
+func (c *common) mcpConfig(dep *config.Deployment, environ []string) (string, mcpplugin.Config, error) {
 	id, cfg := mcpplugin.Plugin.Name(), mcpplugin.Plugin.DefaultConfig().(mcpplugin.Config)
 	for _, e := range dep.Entries {
 		if e.Plugin == mcpplugin.Plugin {
@@ -130,6 +130,7 @@ func (c *common) mcpConfig(dep *config.Deployment) (string, mcpplugin.Config, er
 		}
 	}
 	m := c.mcp
+	cfg.Token = cmp.Or(cfg.Token, lookupEnv(environ, config.MCPTokenVariable)) // a deployment without an mcp entry
 	cfg.HTTP = cmp.Or(m.http, cfg.HTTP)
 	if m.tokenFile != "" {
 		cfg.TokenFile, cfg.Token = m.tokenFile, ""
@@ -178,13 +179,18 @@ func (c *common) deploymentIn(env Env, dir string) (*config.Deployment, error) {
 }
 
 // workspace is serve's current workspace; it is the MCP plugin's
-// mcp.Workspace.
+// mcp.Workspace. change serialises what changes the running deployment
+// (adopting the client's root, a config reload) and is held for as long as
+// that takes; mu guards the fields and is held only to read or write them,
+// so a call reading the workspace (Dir, Ready) never waits on a reload or a
+// retarget in progress.
 type workspace struct {
+	change  sync.Mutex
 	mu      sync.Mutex
 	dir     string
 	settled bool   // chosen by flag, env or file: never retargeted
 	refused string // the refused guess, until a root arrives
-	noRoot  string // why the client's roots gave no workspace
+	noRoot  string // why the client's roots gave no workspace, once asked
 
 	c   *common
 	env Env
@@ -217,12 +223,12 @@ func (w *workspace) Ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
-	case w.refused == "":
-		return nil
-	case w.noRoot != "" && w.noRoot != "the client offered no roots":
+	case w.refused != "" && w.noRoot != "" && w.noRoot != "the client offered no roots":
 		return fmt.Errorf("%s has no workspace: it was started in %s and %s; restart it with --workspace DIR", program, w.refused, w.noRoot)
+	case w.refused != "":
+		return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
 	}
-	return fmt.Errorf("%s has no workspace: it was started in %s and the client offered no roots; restart it with --workspace DIR", program, w.refused)
+	return nil
 }
 
 // UseRoot makes dir the workspace unless one was chosen explicitly or a
@@ -230,14 +236,16 @@ func (w *workspace) Ready() error {
 // is updated (fslocal restarts, and toolfs with it).
 func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 	rt, c, env := w.rt, w.c, w.env
+	w.change.Lock()
+	defer w.change.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.settled {
-		return nil
-	}
+	settled, same := w.settled, dir == w.dir
 	w.settled = true
-	if dir == w.dir {
+	if !settled && same {
 		w.refused = ""
+	}
+	w.mu.Unlock()
+	if settled || same {
 		return nil
 	}
 	dep, err := c.deploymentIn(env, dir)
@@ -245,6 +253,9 @@ func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 		return err
 	}
 	for _, e := range dep.Enabled() {
+		if e.Plugin == mcpplugin.Plugin {
+			continue // serve's own, mounted with its flags
+		}
 		old, ok := rt.dep.Entry(e.ID)
 		if !ok || reflect.DeepEqual(old.Config, e.Config) {
 			continue
@@ -258,7 +269,10 @@ func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 	if err := rt.host.Audit(); err != nil {
 		return err
 	}
-	rt.dep, w.dir, w.refused = dep, dir, ""
+	rt.dep = dep
+	w.mu.Lock()
+	w.dir, w.refused = dir, ""
+	w.mu.Unlock()
 	rt.log.Info("workspace set from the client's first usable root", "workspace", dir)
 	return nil
 }

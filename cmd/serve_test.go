@@ -54,7 +54,7 @@ func TestServeOverStdio(t *testing.T) {
 	for _, tool := range tl.Tools {
 		byName[tool.Name] = tool
 	}
-	require.Len(t, byName, 4)
+	require.Len(t, byName, 6) // list, read, write, edit, glob, grep
 	read := byName["read"]
 	require.NotNil(t, read)
 	assert.Equal(t, "Read a UTF-8 text file and return line-numbered content.", read.Description)

@@ -32,7 +32,8 @@ import (
 //
 // A field whose value cannot be decoded is left at its zero value and
 // Validate still runs: when Validate reports an issue at that same key path,
-// its wording replaces the decoder's. So a plugin names its own message for
+// its wording replaces the decoder's, unless the config type implements
+// DecoderTyped. So a plugin names its own message for
 // a bad value in Validate alone (toolfs's `toolfs: readLimit must be a
 // positive integer` covers 2.5 and "x" as well as 0, contract §6.1).
 //
@@ -73,6 +74,9 @@ func decodeWith(p *host.Plugin, run func(*mapstructure.DecoderConfig) error) (an
 	for _, is := range issues {
 		zeroAt(out.Elem(), is.Path)
 	}
+	if _, typed := out.Interface().(DecoderTyped); typed {
+		return nil, &host.ConfigError{Plugin: p.Name(), Issues: issues}
+	}
 	var ce *host.ConfigError
 	if _, verr := p.CheckConfig(out.Elem().Interface()); errors.As(verr, &ce) {
 		for i := range issues {
@@ -85,6 +89,14 @@ func decodeWith(p *host.Plugin, run func(*mapstructure.DecoderConfig) error) (an
 	}
 	return nil, &host.ConfigError{Plugin: p.Name(), Issues: issues}
 }
+
+// DecoderTyped is implemented (on the pointer) by a plugin config type
+// whose wrong types are reported in the strict decoder's words (`expected a
+// string, got list [a]`) even where its Validate reports an issue at the
+// same key path: fssandbox, whose spec says "Wrong types are the strict
+// decoder's errors" (sandbox.md §2.2). For every other type Validate's
+// wording wins (Decode). The method is a marker; it is never called.
+type DecoderTyped interface{ DecoderTyped() }
 
 // strictDecoder is the one decoder config of every plugin section: json
 // tags matched exactly, unknown keys an error (koanf ignores its output

@@ -56,6 +56,12 @@ type Entry struct {
 // from; Load accepts it and leaves it to the CLI.
 const LogLevelVariable = "DSH_LOG_LEVEL"
 
+// MCPTokenVariable is the environment variable `serve --http` reads its
+// bearer token from: the `mcp` entry's `token` key. Every command accepts
+// it (so one environment serves them all), also with a deployment that
+// lists no `mcp` entry; serve then reads it itself.
+const MCPTokenVariable = "DSH_MCP_TOKEN"
+
 // Enabled returns the entries that are not disabled, in order.
 func (d *Deployment) Enabled() []Entry {
 	var out []Entry

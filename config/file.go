@@ -3,14 +3,17 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/knadh/koanf/parsers/json"
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/parsers/yaml"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
 )
@@ -41,10 +44,68 @@ func (l *loader) read() (map[string]any, error) {
 	default:
 		return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
 	}
-	if err := k.Load(file.Provider(l.opts.File), parser); err != nil {
+	data, err := readRegular(l.opts.File)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		// YAML, JSON and TOML are UTF-8; their parsers would turn each bad
+		// byte into U+FFFD, silently naming another path.
+		return nil, errors.New("not valid UTF-8")
+	}
+	if err := k.Load(rawbytes.Provider(data), parser); err != nil {
 		return nil, err
 	}
 	return k.Raw(), nil
+}
+
+// maxFileSize bounds a deployment file: 16 MiB, far beyond any real one.
+const maxFileSize = 16 << 20
+
+// readRegular reads the deployment file at path, refusing anything but a
+// regular file of at most maxFileSize bytes. It opens with O_NONBLOCK and
+// checks the opened file with fstat, so a FIFO or device put where the
+// file was (by mistake, or by swapping it under a watching serve) is an
+// error at once, never a read that blocks a load or a reload.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", kindOf(fi.Mode()))
+	}
+	if fi.Size() > maxFileSize {
+		return nil, fmt.Errorf("larger than %d MiB", maxFileSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("larger than %d MiB", maxFileSize>>20)
+	}
+	return data, nil
+}
+
+// kindOf names a non-regular file's type for readRegular's error.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // structure checks the file's shape strictly and builds the tree that

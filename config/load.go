@@ -145,6 +145,7 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		}
 		out.Disabled = b
 	}
+	l.absolutePaths(k, e, prefix+".config")
 	cfg, err := decodeWith(e.plugin, func(dc *mapstructure.DecoderConfig) error {
 		return k.UnmarshalWithConf(prefix+".config", dc.Result, koanf.UnmarshalConf{Tag: "json", DecoderConfig: dc})
 	})

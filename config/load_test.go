@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,6 +31,8 @@ func (c *fsConfig) UseWorkspace(dir string) {
 		c.Root = dir
 	}
 }
+
+func (c *fsConfig) PathKeys() []string { return []string{"cwd", "root"} }
 
 type sandboxConfig struct {
 	Mode          string   `json:"mode"`
@@ -59,6 +63,7 @@ var plugins = map[string]*host.Plugin{
 		host.Defaults(func() sandboxConfig { return sandboxConfig{Mode: "workspace-write"} })),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
+	"toolsearch": host.Define("toolsearch", noop),
 }
 
 func lookup(name string) (*host.Plugin, bool) {
@@ -129,6 +134,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fssandbox", "fssandbox", false, sandboxConfig{Mode: "workspace-write", Workspace: ws}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+		{"toolsearch", "toolsearch", false, struct{}{}},
 		{"mcp", "mcp", false, struct{}{}},
 	}, summarize(d))
 }
@@ -292,6 +298,28 @@ func TestUnknownFormatAndMissingFile(t *testing.T) {
 	assert.ErrorContains(t, err, "none.yaml")
 }
 
+// TestRelativePathKeys is issue 11 ("Also fix"): a relative `root:` in a
+// file resolves against the file's directory, as `workspace:` does, so the
+// same file confines the same way wherever it is started; from the
+// environment or a flag, against the working directory.
+func TestRelativePathKeys(t *testing.T) {
+	file := writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n    config: {root: proj, cwd: proj/src}\n")
+	fileDir := filepath.Dir(file)
+	wd := t.TempDir()
+	fs := func(d *config.Deployment) fsConfig { return d.Entries[0].Config.(fsConfig) }
+	d, err := load(t, config.Options{File: file, Dir: wd})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(fileDir, "proj"), fs(d).Root)
+	assert.Equal(t, filepath.Join(fileDir, "proj/src"), fs(d).Cwd)
+	d, err = load(t, config.Options{File: file, Dir: wd, Set: []string{"fslocal.root=here"}, Environ: []string{"DSH_FSLOCAL_CWD=there"}})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wd, "here"), fs(d).Root, "a flag's value is taken against the working directory")
+	assert.Equal(t, filepath.Join(wd, "there"), fs(d).Cwd, "an env value too")
+	d, err = load(t, config.Options{File: file, Dir: wd, Set: []string{"fslocal.root=/abs"}})
+	require.NoError(t, err)
+	assert.Equal(t, "/abs", fs(d).Root, "absolute values are kept")
+}
+
 func TestWatchKey(t *testing.T) {
 	ws := t.TempDir()
 	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "watch: true\nplugins: []\n")})
@@ -317,4 +345,48 @@ func TestALoadAfterAKeyIsRemovedForgetsIt(t *testing.T) {
 	d, err = load(t, config.Options{Workspace: ws, File: file})
 	require.NoError(t, err)
 	assert.Equal(t, 2000, d.Entries[0].Config.(toolConfig).ReadLimit, "back to the default")
+}
+
+// A deployment path that is not a regular file (a FIFO swapped in under a
+// watching serve, a directory) fails the load at once, never blocking on
+// the read.
+func TestANonRegularFileIsRefusedAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "d.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan error, 1)
+	go func() {
+		_, err := load(t, config.Options{Workspace: t.TempDir(), File: fifo})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.EqualError(t, err, "invalid deployment config:\n  "+fifo+": not a regular file (a named pipe)")
+	case <-time.After(5 * time.Second):
+		// Unblock the reader so the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("loading a FIFO blocked")
+	}
+	dir := filepath.Join(t.TempDir(), "dir.yaml")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	_, err := load(t, config.Options{Workspace: t.TempDir(), File: dir})
+	assert.ErrorContains(t, err, ": not a regular file (a directory)")
+}
+
+// Invalid UTF-8 is never turned into U+FFFD: a --set value keeps its bytes
+// (a path may hold them), and a file that is not UTF-8 is refused.
+func TestInvalidUTF8IsKeptOrRefusedNeverReplaced(t *testing.T) {
+	ws := t.TempDir()
+	odd := filepath.Join(ws, "a\xffb")
+	require.NoError(t, os.Mkdir(odd, 0o755))
+	d, err := load(t, config.Options{Workspace: ws, File: writeFile(t, "d.yaml", "plugins:\n  - name: fslocal\n"), Set: []string{"fslocal.root=" + odd}})
+	require.NoError(t, err)
+	assert.Equal(t, odd, d.Entries[0].Config.(fsConfig).Root)
+
+	for _, name := range []string{"d.yaml", "d.json"} {
+		file := writeFile(t, name, "{\"plugins\": [{\"name\": \"fslocal\", \"config\": {\"root\": \""+odd+"\"}}]}\n")
+		_, err = load(t, config.Options{Workspace: ws, File: file})
+		assert.EqualError(t, err, "invalid deployment config:\n  "+file+": not valid UTF-8", name)
+	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -10,9 +11,12 @@ import (
 // scalar reads an env or --set value as a YAML scalar: `7` is an integer,
 // `2.5` a float, `true` a boolean, anything else (including the empty
 // string) a string. A YAML flow list or mapping (`[a, b]`) is read as such.
+// A value that is not valid UTF-8 (a path with such bytes) is kept as the
+// string it is: YAML would turn each bad byte into U+FFFD, naming another
+// file.
 func scalar(s string) any {
-	if s == "" {
-		return ""
+	if s == "" || !utf8.ValidString(s) {
+		return s
 	}
 	var v any
 	if err := yaml.Unmarshal([]byte(s), &v); err != nil || v == nil {

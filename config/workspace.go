@@ -3,16 +3,54 @@ package config
 import (
 	"path/filepath"
 	"reflect"
+
+	"github.com/knadh/koanf/v2"
 )
 
-// The workspace layer: which directory is the workspace, and the entries
-// whose unset keys default to it (WorkspaceUser).
+// The workspace layer: which directory is the workspace, the entries whose
+// unset keys default to it (WorkspaceUser), and where relative paths in
+// entries are taken from (PathKeyer).
 
 // WorkspaceUser is implemented (with a pointer receiver) by plugin config
 // types that default some keys to the workspace, such as fslocal's cwd and
 // root. UseWorkspace sets each such key that is still unset to dir.
 type WorkspaceUser interface {
 	UseWorkspace(dir string)
+}
+
+// PathKeyer is implemented (with a pointer receiver) by plugin config types
+// whose keys hold file paths, such as fslocal's cwd and root. Load makes a
+// relative value of each such top-level key absolute before decoding:
+// against the config file's directory when the value comes from the file
+// (as `workspace:` is), and against the working directory (Options.Dir)
+// when it comes from the environment or a flag. So one file confines the
+// same way wherever it is started from.
+type PathKeyer interface {
+	PathKeys() []string
+}
+
+// absolutePaths makes each relative string value of e's path keys
+// (PathKeyer) under the koanf path config absolute: against the file's
+// directory when the value comes from the file, else against Dir.
+func (l *loader) absolutePaths(k *koanf.Koanf, e *entryInfo, config string) {
+	pk, ok := reflect.New(e.plugin.ConfigType()).Interface().(PathKeyer)
+	if !ok {
+		return
+	}
+	for _, key := range pk.PathKeys() {
+		v, ok := k.Get(config + "." + key).(string)
+		if !ok || v == "" || filepath.IsAbs(v) {
+			continue
+		}
+		base := l.opts.Dir
+		if _, layered := l.origin[e.id+"."+key]; !layered && l.opts.File != "" {
+			base = filepath.Dir(l.opts.File)
+		}
+		if base == "" {
+			continue // the process working directory, when the plugin loads
+		}
+		_ = k.Set(config+"."+key, filepath.Join(base, v)) // a string over a string cannot fail
+	}
 }
 
 // workspace picks the workspace: --workspace, else DSH_WORKSPACE, else the

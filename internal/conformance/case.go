@@ -4,11 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Placeholder is the workspace placeholder in texts, arguments and link
@@ -17,10 +19,17 @@ const Placeholder = "{{W}}"
 
 // Case is one conformance case.
 type Case struct {
-	Name   string         `json:"name"`
-	Tags   []string       `json:"tags"`
-	Policy bool           `json:"policy"`
-	ToolFS map[string]any `json:"toolfs"`
+	Name       string         `json:"name"`
+	Tags       []string       `json:"tags"`
+	Policy     bool           `json:"policy"`
+	ToolFS     map[string]any `json:"toolfs"`
+	ToolSearch map[string]any `json:"toolsearch"` // search.md §8; nil without the key
+	// FSLocal holds provider config overrides put on the fslocal entry
+	// (for example {"hardLinks": "preserve"}); nil: none.
+	FSLocal map[string]any `json:"fslocal"`
+	// ToolEditor, when present ({} for defaults), mounts tooleditor with
+	// these config overrides after toolfs (editor.md §16).
+	ToolEditor map[string]any `json:"tooleditor"`
 	// FSSandbox, when present ({} for no overrides), mounts fssandbox with
 	// these config overrides right after fslocal (sandbox.md §5).
 	FSSandbox  map[string]any       `json:"fssandbox"`
@@ -41,6 +50,10 @@ type Op struct {
 	Base64     string  `json:"base64"`
 	Mode       string  `json:"mode"`
 	Target     string  `json:"target"`
+	// MTime, on a file or dir op, is the access and modification time to
+	// set right after creating the path, in seconds since the epoch
+	// (search.md §8).
+	MTime *float64 `json:"mtime"`
 }
 
 // Call is one tool call: the tool name and its raw JSON arguments.
@@ -125,18 +138,17 @@ func (c Case) Build(w string) error {
 		if err := op.apply(w); err != nil {
 			return fmt.Errorf("setup[%d] %s %s: %w", i, op.Op, op.Path, err)
 		}
+		if err := op.touch(w); err != nil {
+			return fmt.Errorf("setup[%d] mtime %s: %w", i, op.Path, err)
+		}
 	}
 	return nil
 }
 
 func (op Op) apply(w string) error {
-	name := op.Path
-	if op.PathBase64 != "" {
-		raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
-		if err != nil {
-			return err
-		}
-		name = string(raw)
+	name, err := op.name()
+	if err != nil {
+		return err
 	}
 	p := filepath.Join(w, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -176,6 +188,30 @@ func (op Op) apply(w string) error {
 		return syscall.Mkfifo(p, 0o644)
 	}
 	return fmt.Errorf("unknown op %q", op.Op)
+}
+
+// name returns the op's path below the workspace: path, or path_base64
+// decoded.
+func (op Op) name() (string, error) {
+	if op.PathBase64 == "" {
+		return op.Path, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(op.PathBase64)
+	return string(raw), err
+}
+
+// touch sets the op's mtime (and atime) on its path when it has one.
+func (op Op) touch(w string) error {
+	if op.MTime == nil {
+		return nil
+	}
+	name, err := op.name()
+	if err != nil {
+		return err
+	}
+	sec, frac := math.Modf(*op.MTime)
+	t := time.Unix(int64(sec), int64(math.Round(frac*1e9)))
+	return os.Chtimes(filepath.Join(w, name), t, t)
 }
 
 // CheckFiles checks files_after in w and returns one line per mismatch.

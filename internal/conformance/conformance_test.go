@@ -28,6 +28,15 @@ func TestConformanceCases(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestSearchConformanceCases runs every case of
+// testdata/search-cases.json the same way, with toolsearch's overrides
+// (search.md §8).
+func TestSearchConformanceCases(t *testing.T) {
+	cases, err := conformance.SearchCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 // TestSandboxConformanceCases runs testdata/sandbox-cases.json the same
 // way, each case with fssandbox mounted right after fslocal (sandbox.md §5).
 func TestSandboxConformanceCases(t *testing.T) {
@@ -39,6 +48,15 @@ func TestSandboxConformanceCases(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestEditorConformanceCases runs testdata/editor-cases.json the same way,
+// each case with a tooleditor key with tooleditor mounted after toolfs
+// (editor.md §16).
+func TestEditorConformanceCases(t *testing.T) {
+	cases, err := conformance.EditorCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
@@ -46,7 +64,7 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, W: w, FSSandbox: c.FSSandboxFor(w)})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
 			session := st.Session("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

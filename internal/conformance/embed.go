@@ -20,3 +20,11 @@ func decodeCases(data []byte) ([]Case, error) {
 	}
 	return cases, nil
 }
+
+//go:embed testdata/search-cases.json
+var searchCasesJSON []byte
+
+// SearchCases returns the search tools' conformance cases copied from the
+// shared spec into testdata/search-cases.json (search.md §8): the same
+// format, with the mtime setup field and the toolsearch key.
+func SearchCases() ([]Case, error) { return decodeCases(searchCasesJSON) }

@@ -2,8 +2,6 @@ package conformance
 
 import (
 	_ "embed"
-	"encoding/json"
-	"strings"
 )
 
 //go:embed testdata/sandbox-cases.json
@@ -42,27 +40,4 @@ func substValue(v any, w string) any {
 		return out
 	}
 	return v
-}
-
-// Deployment returns the deployment file a `dshhost run` of the case uses
-// when it has an fssandbox key (sandbox.md §5 "Conformance runner"): the
-// default deployment with an fssandbox entry, carrying the overrides, right
-// after fslocal. The overrides are written as JSON, which is YAML flow
-// syntax, so lists are flow sequences. ok is false without the key.
-func (c Case) Deployment(w string) (yaml string, ok bool) {
-	overrides := c.FSSandboxFor(w)
-	if overrides == nil {
-		return "", false
-	}
-	var b strings.Builder
-	b.WriteString("plugins:\n  - name: fslocal\n  - name: fssandbox\n")
-	if len(overrides) > 0 {
-		enc, err := json.Marshal(overrides)
-		if err != nil {
-			return "", false
-		}
-		b.WriteString("    config: " + string(enc) + "\n")
-	}
-	b.WriteString("  - name: fspolicy\n  - name: toolfs\n")
-	return b.String(), true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -313,4 +314,41 @@ func TestReadIsTheSameWithoutStreaming(t *testing.T) {
 	assert.Equal(t, results["read whole"], results["streamed"])
 	assert.Equal(t, results["read whole"], results["streamed, provider cannot stream"])
 	assert.Contains(t, results["read whole"], "1: a\n2: b\n3: \ufeffnot a BOM here\n4: last")
+}
+
+// TestNonTextReadAuthorisesAReplace is issue 11 item 7 and contract §4
+// [D14]: a read refused as binary or invalid UTF-8 records a present
+// observation, so the write that follows replaces the file, and an edit
+// fails in the provider, not in the policy. Large files take the streamed
+// path, which must record the same.
+func TestNonTextReadAuthorisesAReplace(t *testing.T) {
+	s := stacktest.New(t, stacktest.Options{ToolFS: map[string]any{"readStreamMinSize": 1024}})
+	tests := []struct{ name, content, readErr, editErr string }{
+		{"bin", "a\x00b", "binary file", "binary file"},
+		{"latin1", "caf\xe9\n", "invalid UTF-8 text", "invalid UTF-8 text"},
+		{"bigbin", strings.Repeat("x", 4096) + "\x00", "binary file", "binary file"},
+		{"biglatin1", strings.Repeat("x", 4096) + "\xe9", "invalid UTF-8 text", "invalid UTF-8 text"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			write(t, s, tc.name, tc.content)
+			sess := s.Session("d14-" + tc.name)
+			p := filepath.Join(s.W, tc.name)
+			res := s.Call(t.Context(), sess, "read", `{"file_path":"`+tc.name+`"}`)
+			assert.Equal(t, `Error: cannot read "`+p+`": `+tc.readErr, res.Text())
+			res = s.Call(t.Context(), sess, "edit", `{"file_path":"`+tc.name+`","old_string":"x","new_string":"y"}`)
+			assert.Equal(t, `Error: cannot edit "`+p+`": `+tc.editErr, res.Text(), "the edit reaches the provider")
+			assert.Equal(t, "FS_NOT_TEXT", res.Code())
+			res = s.Call(t.Context(), sess, "write", `{"file_path":"`+tc.name+`","content":"text\n"}`)
+			assert.False(t, res.IsError, res.Text())
+			assert.Equal(t, "text\n", read(t, s, tc.name))
+		})
+	}
+	t.Run("another session is still refused", func(t *testing.T) {
+		write(t, s, "other", "\x00")
+		res := s.Call(t.Context(), s.Session("reader"), "read", `{"file_path":"other"}`)
+		require.True(t, res.IsError)
+		res = s.Call(t.Context(), s.Session("writer"), "write", `{"file_path":"other","content":"x"}`)
+		assert.Equal(t, "FS_NOT_OBSERVED", res.Code())
+	})
 }

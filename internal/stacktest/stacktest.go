@@ -1,7 +1,7 @@
 // Package stacktest assembles the default filesystem stack on a fresh host
 // for tests and benchmarks, as fxtest does for fx: the tool registry,
-// fslocal confined to a fresh workspace, fspolicy (unless asked not to) and
-// toolfs. It is imported only from _test.go files.
+// fslocal confined to a fresh workspace, fspolicy (unless asked not to),
+// toolfs and toolsearch. It is imported only from _test.go files.
 package stacktest
 
 import (
@@ -15,17 +15,21 @@ import (
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
+	"github.com/dsh-go/dsh/plugins/tooleditor"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
+	"github.com/dsh-go/dsh/plugins/toolsearch"
 )
 
 // Stack is the default deployment on one host.
 type Stack struct {
 	Host     *host.Host
 	Registry *tools.Registry
-	// FS, Policy and ToolFS are the instances; Policy is nil without the
-	// policy.
-	FS, Policy, ToolFS *host.Instance
+	// FS, Policy, ToolFS and ToolSearch are the instances; Policy is nil
+	// without the policy.
+	FS, Policy, ToolFS, ToolSearch *host.Instance
+	// Editor is the tooleditor instance, nil unless Options.ToolEditor.
+	Editor *host.Instance
 	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
 	Sandbox *host.Instance
 	// W is the workspace: a fresh, symlink-free temporary directory, the
@@ -39,6 +43,14 @@ type Options struct {
 	NoPolicy bool
 	// ToolFS is toolfs's raw config (nil: defaults).
 	ToolFS map[string]any
+	// ToolSearch is toolsearch's raw config (nil: defaults).
+	ToolSearch map[string]any
+	// FSLocal holds fslocal config overrides, applied over the stack's cwd
+	// and root (nil: none).
+	FSLocal map[string]any
+	// ToolEditor, when not nil, mounts tooleditor after toolfs with this raw
+	// config (empty: defaults).
+	ToolEditor map[string]any
 	// W is the workspace to use instead of a fresh one.
 	W string
 	// FSSandbox, when non-nil, mounts fssandbox with this raw config right
@@ -76,7 +88,11 @@ func New(tb testing.TB, opts Options) *Stack {
 		return inst
 	}
 	mount(tools.Plugin, nil)
-	s.FS = mount(fslocal.Plugin, map[string]any{"cwd": w, "root": w})
+	fsCfg := map[string]any{"cwd": w, "root": w}
+	for k, v := range opts.FSLocal {
+		fsCfg[k] = v
+	}
+	s.FS = mount(fslocal.Plugin, fsCfg)
 	if opts.FSSandbox != nil {
 		s.Sandbox = mount(fssandbox.Plugin, sandboxConfig(tb, opts.FSSandbox, w))
 	}
@@ -84,6 +100,10 @@ func New(tb testing.TB, opts Options) *Stack {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
 	s.ToolFS = mount(toolfs.Plugin, opts.ToolFS)
+	s.ToolSearch = mount(toolsearch.Plugin, opts.ToolSearch)
+	if opts.ToolEditor != nil {
+		s.Editor = mount(tooleditor.Plugin, opts.ToolEditor)
+	}
 	if err := h.Audit(); err != nil {
 		tb.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 // Package fsapi is the contract of the fs service (contract §2): the
 // [FileSystem] interface and its optional capabilities ([Streamer],
-// [Lstater], [RealPather]), the vocabulary they speak ([Target], [Version],
+// [ByteStreamer], [Lstater], [RealPather], and the search tools' [Walker]
+// and [Opener] of search.md §2), the vocabulary they speak ([Target], [Version],
 // [Info], [DirEntry], intents, guards and outcomes) and the coded [Error]
 // with every message template the stack raises.
 //

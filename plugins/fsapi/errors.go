@@ -5,7 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// Code is one of the twelve error codes of contract §2.3. Its String form is
+// Code is one of the fourteen error codes of contract §2.3 (the last two,
+// CodeInvalidPath and CodeWriteFailed, in invalidpath.go and
+// writefailed.go). Its String form is
 // the wire word (`FS_NOT_FOUND`, ...).
 type Code string
 

@@ -37,6 +37,11 @@ func TestErrorTemplates(t *testing.T) {
 		{"list of a non-directory", fsapi.ErrNotDirectory(p), `cannot list "` + p + `": not a directory`, fsapi.CodeNotDirectory, "list"},
 		{"read of a binary file", fsapi.ErrBinary("read", p), `cannot read "` + p + `": binary file`, fsapi.CodeNotText, "read"},
 		{"edit of a binary file", fsapi.ErrBinary("edit", p), `cannot edit "` + p + `": binary file`, fsapi.CodeNotText, "edit"},
+		{"in-place write that failed before touching", fsapi.ErrWriteNotChanged("write", p, "no space left on device", cause), `cannot write "` + p + `": no space left on device; the file was not changed`, fsapi.CodeWriteFailed, "write"},
+		{"in-place edit rolled back", fsapi.ErrWriteRestored("edit", p, "input/output error", cause), `cannot edit "` + p + `": input/output error; the file was restored`, fsapi.CodeWriteFailed, "edit"},
+		{"interrupted rewrite", fsapi.ErrInterruptedRewrite("write", p, "/w/.a.x.dsh-rewrite"), `cannot write "` + p + `": an interrupted rewrite left a copy of its new content in "/w/.a.x.dsh-rewrite"; the file was not changed`, fsapi.CodeWriteFailed, "write"},
+		{"component too long", fsapi.ErrComponentTooLong(p, cause), `cannot resolve "` + p + `": a path component is too long`, fsapi.CodeInvalidPath, "resolve"},
+		{"NUL in a path", fsapi.ErrNULInPath("/w/a\x00b\x00"), `cannot resolve "/w/a\0b\0": the path contains a NUL character`, fsapi.CodeInvalidPath, "resolve"},
 		{"read of invalid UTF-8", fsapi.ErrInvalidUTF8("read", p), `cannot read "` + p + `": invalid UTF-8 text`, fsapi.CodeNotText, "read"},
 		{"edit of invalid UTF-8", fsapi.ErrInvalidUTF8("edit", p), `cannot edit "` + p + `": invalid UTF-8 text`, fsapi.CodeNotText, "edit"},
 		{"read of a non-file", fsapi.ErrNotRegularFile("read", p), `cannot read "` + p + `": not a regular file`, fsapi.CodeNotRegularFile, "read"},
@@ -112,9 +117,36 @@ func TestDisplay(t *testing.T) {
 
 func TestWireWords(t *testing.T) {
 	assert.Equal(t, "FS_STALE_VERSION", fsapi.CodeStaleVersion.String())
+	assert.Equal(t, "FS_INVALID_PATH", fsapi.CodeInvalidPath.String())
+	assert.Equal(t, "FS_WRITE_FAILED", fsapi.CodeWriteFailed.String())
 	assert.Equal(t, "file", fsapi.TypeFile.String())
 	assert.Equal(t, "symlink", fsapi.TypeSymlink.String())
 	assert.Equal(t, "create-if-absent", fsapi.CreateIfAbsent.String())
 	assert.Equal(t, "replace-if-version", fsapi.ReplaceIfVersion.String())
 	assert.Equal(t, "unknown", fsapi.IntentKind(0).String())
+}
+
+// TestSearchErrorTemplates checks the message rows search.md §2.3 adds.
+func TestSearchErrorTemplates(t *testing.T) {
+	const p = `/w/a "b"`
+	cause := errors.New("too many open files")
+	tests := []struct {
+		err  *fsapi.Error
+		msg  string
+		code fsapi.Code
+	}{
+		{fsapi.ErrSearchNotFound(p, nil), `cannot search "` + p + `": not found`, fsapi.CodeNotFound},
+		{fsapi.ErrSearchNotDirectory(p), `cannot search "` + p + `": not a directory`, fsapi.CodeNotDirectory},
+		{fsapi.ErrSearchNotRegularFile(p), `cannot search "` + p + `": not a regular file`, fsapi.CodeNotRegularFile},
+		{fsapi.ErrPermission("search", p, cause), `cannot search "` + p + `": permission denied`, fsapi.CodePermissionDenied},
+		{fsapi.ErrSearchIO(p, cause), `cannot search "` + p + `": too many open files`, fsapi.CodeIOError},
+		{fsapi.ErrOffsetOutOfRange("6", p, 5, "paths"), `offset 6 is out of range for "` + p + `" (5 paths)`, fsapi.CodeNotFound},
+		{fsapi.ErrOffsetOutOfRange("2", p, 1, "matches"), `offset 2 is out of range for "` + p + `" (1 matches)`, fsapi.CodeNotFound},
+		{fsapi.ErrAborted("walk", context.Canceled), "walk aborted", fsapi.CodeAborted},
+	}
+	for _, tc := range tests {
+		assert.EqualError(t, tc.err, tc.msg)
+		assert.Equal(t, tc.code, tc.err.Code, tc.msg)
+	}
+	assert.ErrorIs(t, fsapi.ErrSearchIO(p, cause), cause)
 }

@@ -57,7 +57,7 @@ func TestEditReportsReplacementsAndOmitsTextsPastTheBasis(t *testing.T) {
 	assert.Equal(t, "foo foo foo\n", out.Before)
 	assert.Equal(t, "bar bar bar\n", out.After)
 
-	out, err = w.p.EditText(t.Context(), w.target("a.txt"), fsapi.EditRequest{OldString: "bar bar", NewString: "x"}, nil)
+	out, err = w.p.EditText(t.Context(), w.target("a.txt"), fsapi.EditRequest{OldString: "bar bar bar", NewString: "x"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, out.Replacements)
 

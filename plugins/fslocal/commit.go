@@ -11,65 +11,72 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// commit puts data at t's key (contract §3.7 steps 7–10, shared by §3.8
-// step 9). op is "write" or "edit": it words the abort (`<op> aborted`) and
-// permission (`cannot <op> "<p>": permission denied`) errors. prior is the
-// followed stat of the existing regular file, nil when the target is absent.
-//
-// A multi-link file under hardLinks "preserve" is rewritten in place; every
-// other commit is a staged replace. Until the commit point (the in-place
-// open, or the rename) a cancelled ctx leaves the target untouched.
-func (p *Provider) commit(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+// change is one mutation ready to commit (contract §3.7 steps 7–10, shared
+// by §3.8 step 9).
+type change struct {
+	// op is "write" or "edit": it words the abort (`<op> aborted`) and
+	// permission (`cannot <op> "<p>": permission denied`) errors.
+	op string
+	// data is the new content.
+	data string
+	// prior is the followed stat of the existing regular file, nil when the
+	// target is absent; src that file, open for reading, when the caller has
+	// it (nil: the commit opens it when it needs it).
+	prior fs.FileInfo
+	src   *os.File
+	// exclusive asks a create to publish without replacing: a file that
+	// appeared at the key since the probe is never clobbered, and the commit
+	// fails FS_NOT_OBSERVED as if it had existed at the check ([D18]).
+	exclusive bool
+	// lock is the held directory lock, whose descriptor the commit reuses.
+	lock *dirLock
+}
+
+// commit puts c.data at t's key. A multi-link file under hardLinks
+// "preserve" is rewritten in place; every other commit is a staged
+// replace. Until the commit point (the in-place open, or the rename) a
+// cancelled ctx leaves the target untouched.
+func (p *Provider) commit(ctx context.Context, t fsapi.Target, c change) error {
 	if err := ctx.Err(); err != nil {
-		return fsapi.ErrAborted(op, err)
+		return fsapi.ErrAborted(c.op, err)
 	}
 	dir := filepath.Dir(t.Key)
-	if prior == nil {
+	if c.prior == nil {
 		// New parents get 0777 minus the umask, which mkdir(2) applies.
 		if err := p.tree.mkdirAll(dir, 0o777); err != nil {
-			return coded(op, t.DisplayPath, err)
+			return coded(c.op, t.DisplayPath, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return fsapi.ErrAborted(op, err)
+		return fsapi.ErrAborted(c.op, err)
 	}
-	if prior != nil && nlink(prior) > 1 && p.hardLinks == HardLinksPreserve {
-		return p.commitInPlace(t, op, data)
+	if c.prior != nil && nlink(c.prior) > 1 && p.hardLinks == HardLinksPreserve {
+		return p.commitInPlace(t, c)
 	}
-	return p.commitStaged(ctx, t, op, data, prior)
-}
-
-// commitInPlace truncates and rewrites the existing file, keeping its inode,
-// mode, owner and every other link ([D9]). It is not atomic against
-// concurrent readers.
-func (p *Provider) commitInPlace(t fsapi.Target, op, data string) error {
-	p.sweep(filepath.Dir(t.Key), filepath.Base(t.Key))
-	f, err := p.tree.openFile(t.Key, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return coded(op, t.DisplayPath, err)
-	}
-	_, err = f.WriteString(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return coded(op, t.DisplayPath, err)
-	}
-	return nil
+	return p.commitStaged(ctx, t, c)
 }
 
 // commitStaged writes data to a staging file beside the key, fsyncs it,
-// gives it the old file's permission bits and owner (or 0666 minus the umask
-// for a new file, [D3]), renames it over the key and fsyncs the directory.
-// On failure the staging file is removed; nothing is left behind.
-func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data string, prior fs.FileInfo) error {
+// gives it the old file's owner, permission bits, `user.*` extended
+// attributes and POSIX access ACL (or 0666 minus the umask for a new file,
+// [D3]), renames it over the key and fsyncs the directory. Replacing a file
+// the process may not write, or whose owner it cannot keep, fails
+// FS_PERMISSION_DENIED before anything changes ([D19]).
+// On failure the staging file is removed; nothing is left behind. An
+// exclusive create is published by link(2), which never replaces an
+// existing name, and the staging name is then unlinked.
+func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) error {
+	op := c.op
 	dir, base := filepath.Dir(t.Key), filepath.Base(t.Key)
-	p.sweep(dir, base)
+	held := c.lock.at(dir)
+	if c.prior != nil {
+		if err := p.tree.writable(held, t.Key); err != nil {
+			return coded(op, t.DisplayPath, err)
+		}
+	}
+	p.sweep(held, dir)
 	perm := fs.FileMode(0o666) // the umask applies: 0666 &^ umask for a new file
-	if prior != nil {
+	if c.prior != nil {
 		perm = 0o600 // owner-only until the old file's bits are set
 	}
 	f, tmp, err := p.createStaging(dir, base, perm)
@@ -77,18 +84,28 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data st
 		return coded(op, t.DisplayPath, err)
 	}
 	fail := func(err error) error { return p.abandon(f, tmp, err) }
-	if _, err := f.WriteString(data); err != nil {
+	if _, err := f.WriteString(c.data); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
 	if err := f.Sync(); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
-	if prior != nil {
-		if err := keepOwner(f, prior); err != nil {
+	if c.prior != nil {
+		if err := keepOwner(f, c.prior); err != nil {
 			return fail(coded(op, t.DisplayPath, err))
 		}
 		// Only the permission bits: setuid, setgid and sticky are dropped.
-		if err := f.Chmod(prior.Mode().Perm()); err != nil {
+		if err := f.Chmod(c.prior.Mode().Perm()); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
+		}
+		src := c.src
+		if src == nil {
+			if src, err = p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+				return fail(coded(op, t.DisplayPath, err))
+			}
+			defer src.Close()
+		}
+		if err := keepXattrs(src, f); err != nil {
 			return fail(coded(op, t.DisplayPath, err))
 		}
 	}
@@ -97,35 +114,24 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, op, data st
 	}
 	// The staging file stays open, and so locked against sweeps, until it
 	// has become the target.
-	if err := p.tree.rename(tmp, t.Key); err != nil {
+	if c.exclusive && c.prior == nil {
+		if err := p.tree.link(tmp, t.Key); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fail(fsapi.ErrOverwriteUnread(t.DisplayPath))
+			}
+			return fail(coded(op, t.DisplayPath, err))
+		}
+		// The key holds the data now; the staging name goes.
+		p.tree.remove(tmp)
+	} else if err := p.tree.rename(tmp, t.Key); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
 	// The data is in place and fsynced; a close error now changes nothing.
 	f.Close()
-	if err := p.syncDir(dir); err != nil {
+	if err := p.syncDir(held, dir); err != nil {
 		return coded(op, t.DisplayPath, err)
 	}
 	return nil
-}
-
-// keepOwner gives f the uid and gid of prior when the process may change
-// ownership (euid 0) and they differ ([D3]).
-func keepOwner(f *os.File, prior fs.FileInfo) error {
-	if os.Geteuid() != 0 {
-		return nil
-	}
-	uid, gid, ok := owner(prior)
-	if !ok {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if u, g, _ := owner(fi); u == uid && g == gid {
-		return nil
-	}
-	return f.Chown(uid, gid)
 }
 
 // abandon removes and closes a staging file after err. If that fails too,
@@ -143,15 +149,18 @@ func (p *Provider) abandon(f *os.File, tmp string, err error) error {
 	return err
 }
 
-// syncDir fsyncs the directory dir so a rename in it is durable. A
-// filesystem that cannot fsync a directory (EINVAL, ENOTSUP) is not an
-// error.
-func (p *Provider) syncDir(dir string) error {
-	d, err := p.tree.openFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return err
+// syncDir fsyncs the directory dir, through held when it is open already
+// (the locked directory), so a rename in it is durable. A filesystem that
+// cannot fsync a directory (EINVAL, ENOTSUP) is not an error.
+func (p *Provider) syncDir(held *os.File, dir string) error {
+	d := held
+	if d == nil {
+		var err error
+		if d, err = p.tree.openFile(dir, os.O_RDONLY, 0); err != nil {
+			return err
+		}
+		defer d.Close()
 	}
-	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err
 	}

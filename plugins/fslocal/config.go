@@ -1,6 +1,10 @@
 package fslocal
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/dsh-go/dsh/host"
+)
 
 // Config is the configuration of one fslocal provider (contract §3.1). In a
 // deployment it is the `config` mapping of an entry named `fslocal`; unknown
@@ -20,10 +24,13 @@ type Config struct {
 	// which is the same as off.
 	Root string `json:"root"`
 	// HardLinks says what a rewrite does with a regular file that has more
-	// than one hard link (contract §3.7 step 10, [D9]): "preserve" (the
-	// default; "" means the same) rewrites it in place so every link sees
+	// than one hard link (contract §3.7 step 10, [D9]): "preserve" rewrites
+	// it in place so every link sees
 	// the new content; "break" replaces it with a new file, so the rewritten
-	// name no longer shares the others' content.
+	// name no longer shares the others' content. Unset ("") means "break"
+	// under confinement (Root set, other than "/") and "preserve" otherwise
+	// ([D9+]): a hard link inside the workspace to a file outside it cannot
+	// be used to change that file.
 	HardLinks string `json:"hardLinks"`
 }
 
@@ -47,12 +54,20 @@ var (
 )
 
 // Validate makes the checks that need no I/O: HardLinks must be "preserve",
-// "break" or empty, else [ErrHardLinks]. The host calls it before apply; the
-// checks that touch the disk (Root, Cwd) happen in [New].
+// "break" or empty, else a *host.ConfigError whose issue names the key
+// path "hardLinks" (so a deployment error names the file, variable or flag
+// that set it) and wraps [ErrHardLinks]. The host calls it before apply;
+// the checks that touch the disk (Root, Cwd) happen in [New].
 func (c Config) Validate() error {
 	switch c.HardLinks {
 	case "", HardLinksPreserve, HardLinksBreak:
 		return nil
 	}
-	return ErrHardLinks
+	return &hardLinksError{host.ConfigError{Plugin: "fslocal", Issues: []host.ConfigIssue{{Path: "hardLinks", Problem: ErrHardLinks.Error()}}}}
 }
+
+// hardLinksError is the ConfigError of a bad hardLinks value; errors.Is
+// finds [ErrHardLinks] in it.
+type hardLinksError struct{ host.ConfigError }
+
+func (e *hardLinksError) Unwrap() []error { return []error{&e.ConfigError, ErrHardLinks} }

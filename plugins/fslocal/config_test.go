@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 )
@@ -21,12 +22,20 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"preserve is valid", fslocal.Config{HardLinks: "preserve"}, nil},
 		{"break is valid", fslocal.Config{HardLinks: "break"}, nil},
-		{"empty means preserve", fslocal.Config{}, nil},
+		{"empty is valid (break when confined, else preserve)", fslocal.Config{}, nil},
 		{"anything else is refused", fslocal.Config{HardLinks: "Preserve"}, fslocal.ErrHardLinks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.err, tc.cfg.Validate())
+			err := tc.cfg.Validate()
+			if tc.err == nil {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, tc.err)
+			var ce *host.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, []host.ConfigIssue{{Path: "hardLinks", Problem: tc.err.Error()}}, ce.Issues, "the issue names the key path")
 		})
 	}
 }

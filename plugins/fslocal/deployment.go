@@ -13,3 +13,8 @@ func (c *Config) UseWorkspace(dir string) {
 		c.Root = dir
 	}
 }
+
+// PathKeys names the keys that hold paths, so that a deployment file's
+// relative `root:` or `cwd:` is taken against the file's directory, as its
+// `workspace:` is. It implements config.PathKeyer.
+func (c *Config) PathKeys() []string { return []string{"cwd", "root"} }

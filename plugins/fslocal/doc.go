@@ -15,7 +15,11 @@
 //
 // # Writes
 //
-// Every write and edit runs under the FIFO lock of its key and commits
+// Every write and edit runs under the FIFO lock of its key, then under an
+// flock on the target's parent directory that other processes running this
+// provider honour (two servers on one workspace lose no update; see
+// oslock.go; on file systems without flock, such as some network mounts,
+// only the in-process lock remains), and commits
 // either in place (a file with several hard links, under "preserve") or by a
 // staged replace: a staging file in the target's directory, fsynced, given
 // the old mode and owner, renamed over the real path, and the directory
@@ -37,8 +41,9 @@
 // hard link inside the root to a file outside it, a bind mount, or a
 // /proc/self/... path that reaches elsewhere is inside. Resolve itself reads
 // links outside the root (lstat and readlink only, never content) to judge
-// where they lead. Locks are in-process only; another process may still
-// write the same file, which the versions then reveal.
+// where they lead. The cross-process lock binds only processes that take
+// it; any other program may still write the same file, which the versions
+// then reveal, and a CreateIfAbsent write never clobbers a file it made.
 //
 // # Platform
 //

@@ -3,7 +3,6 @@ package fslocal
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -42,62 +41,21 @@ import (
 // BasisOmitted is true (contract §5.4a [D20]). A no-op edit still rewrites
 // the file and changes its version.
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	if err := ctx.Err(); err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
-	}
-	release, err := p.locks.acquire(ctx, t.Key)
-	if err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
-	}
-	defer release()
-
-	fi, err := p.statKey(t.Key)
-	switch {
-	case err != nil && absent(err):
-		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
-	case err != nil:
-		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
-	case !fi.Mode().IsRegular():
-		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
-	case guard != nil && versionOf(fi) != guard.Version:
-		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
-	}
-	if err := ctx.Err(); err != nil {
-		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
-	}
-	text, err := p.readPrior(ctx, t, "edit")
+	replaced := 0
+	out, err := p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
+		data, view, err := literalEdit(text, req, t.DisplayPath)
+		if err == nil {
+			replaced = 1
+			if req.ReplaceAll {
+				// The spans replaced are the non-overlapping occurrences.
+				replaced = strings.Count(view, eol.ToLF(req.OldString))
+			}
+		}
+		return data, view, err
+	})
 	if err != nil {
 		return fsapi.EditOutcome{}, err
 	}
-	if strings.IndexByte(text, 0) >= 0 {
-		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
-	}
-	if !utf8.ValidString(text) {
-		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
-	}
-
-	data, view, err := literalEdit(text, req, t.DisplayPath)
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-
-	if err := p.commit(ctx, t, "edit", data, fi); err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	version, err := p.reprobe(t, "edit")
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	out := fsapi.EditOutcome{Version: version, Replacements: 1}
-	if req.ReplaceAll {
-		// The spans replaced are the non-overlapping occurrences.
-		out.Replacements = strings.Count(view, eol.ToLF(req.OldString))
-	}
-	if basis := fsapi.DiffBasis(ctx); int64(len(text)) > basis || int64(len(data)) > basis {
-		out.BasisOmitted = true // [D20]: no texts past the diff basis
-		return out, nil
-	}
-	after, _ := eol.StripBOM(data)
-	out.Before, out.After = view, eol.ToLF(after)
+	out.Replacements = replaced
 	return out, nil
 }

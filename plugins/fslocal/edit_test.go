@@ -57,8 +57,10 @@ func TestEditTextCheckOrder(t *testing.T) {
 			nil, fsapi.EditRequest{OldString: "x"}, nil, `old_string was not found in "%s"`, fsapi.CodeEditNotFound},
 		{"two matches without replace-all are ambiguous", func(w *workspace) fsapi.Target { w.file("f", "x1x", 0o644); return w.target("f") },
 			nil, fsapi.EditRequest{OldString: "x"}, nil, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
-		{"matches are counted without overlap: aa twice in aaaa", func(w *workspace) fsapi.Target { w.file("f", "aaaa", 0o644); return w.target("f") },
-			nil, fsapi.EditRequest{OldString: "aa"}, nil, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
+		{"overlapping matches count (D15): aa three times in aaaa", func(w *workspace) fsapi.Target { w.file("f", "aaaa", 0o644); return w.target("f") },
+			nil, fsapi.EditRequest{OldString: "aa"}, nil, `old_string matched 3 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
+		{"a block sharing a line with its repeat is ambiguous [D15]", func(w *workspace) fsapi.Target { w.file("f", "foo\nfoo\nfoo\n", 0o644); return w.target("f") },
+			nil, fsapi.EditRequest{OldString: "foo\nfoo\n"}, nil, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, fsapi.CodeAmbiguousEdit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,7 +92,7 @@ func TestEditTextReplaces(t *testing.T) {
 	}{
 		{"a single match is replaced", "hello world\n", fsapi.EditRequest{OldString: "world", NewString: "there"},
 			"hello there\n", "hello world\n", "hello there\n"},
-		{"aa occurs once in aaa", "aaa", fsapi.EditRequest{OldString: "aa", NewString: "b"}, "ba", "aaa", "ba"},
+		{"ab occurs once in aab", "aab", fsapi.EditRequest{OldString: "ab", NewString: "c"}, "ac", "aab", "ac"},
 		{"replace-all replaces every non-overlapping match", "aaaa", fsapi.EditRequest{OldString: "aa", NewString: "b", ReplaceAll: true},
 			"bb", "aaaa", "bb"},
 		{"replacement is literal: $& $1 $$ and backslashes", "x", fsapi.EditRequest{OldString: "x", NewString: `$&$1$$\1\\`},

@@ -25,13 +25,19 @@ func denied(err error) bool {
 
 // escapes reports whether err is a confinement refusal: os.Root's "path
 // escapes from parent" (an unexported error the os package compares by
-// identity, so its text is the only handle we have) or our own errEscapes.
+// identity, so its text is the only handle we have), wrapped in a
+// *fs.PathError (openat, mkdirat, removeat, ...) or an *os.LinkError
+// (renameat, linkat), or our own errEscapes.
 func escapes(err error) bool {
 	if errors.Is(err, errEscapes) {
 		return true
 	}
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
 }
 
 // coded maps err met while doing op on t to the contract's coded errors: a
@@ -47,6 +53,8 @@ func coded(op, display string, err error) error {
 		return fsapi.ErrOutsideWorkspace(display, err)
 	case denied(err):
 		return fsapi.ErrPermission(op, display, err)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fsapi.ErrComponentTooLong(display, err)
 	}
 	return err
 }

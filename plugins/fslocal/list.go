@@ -12,6 +12,8 @@ import (
 // ListDir returns the direct children of the directory t, sorted by name in
 // the list tool's collation (contract §6.6.3; the tool re-ranks by type),
 // with their metadata and targets (contract §3.6). It never opens a file.
+// The provider's own scratch files (staging files, marked copies of
+// in-place rewrites; [IsScratchName]) are skipped ([D9+]).
 //
 // Each child's DisplayPath is t's display path joined with the name; its Key
 // is t's key joined with the name and then resolved (so a symlinked
@@ -49,6 +51,9 @@ func (p *Provider) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntr
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, fsapi.ErrAborted("list", err)
+		}
+		if IsScratchName(name) {
+			continue // a staging file or a marked copy ([D9+])
 		}
 		entries = append(entries, p.child(dir, t, name))
 	}

@@ -26,7 +26,8 @@ const typeUnknown = ^fs.FileMode(0)
 // size; only a symlink is examined (resolved from t's key and stat'ed
 // through the tree, exactly as ListDir does, so confinement and [D12] apply)
 // and an entry of unknown type is lstat'ed by the read itself. Errors are
-// ListDir's, for the directory only.
+// ListDir's, for the directory only. Like ListDir it skips the provider's
+// scratch files ([IsScratchName], [D9+]).
 func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.ListOptions) ([]fsapi.DirEntry, error) {
 	if opts.Metadata {
 		return p.ListDir(ctx, t)
@@ -48,9 +49,12 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("list", err)
 	}
-	entries := make([]fsapi.DirEntry, len(dirents))
-	for i, de := range dirents {
+	entries := make([]fsapi.DirEntry, 0, len(dirents))
+	for _, de := range dirents {
 		name, typ := de.name, de.typ
+		if IsScratchName(name) {
+			continue // a staging file or a marked copy ([D9+])
+		}
 		if typ == typeUnknown {
 			// The directory read did not say: one lstat, as ReadDir does.
 			if fi, err := dir.Lstat(name); err == nil {
@@ -63,7 +67,7 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 			if err := ctx.Err(); err != nil {
 				return nil, fsapi.ErrAborted("list", err)
 			}
-			entries[i] = p.child(dir, t, name)
+			entries = append(entries, p.child(dir, t, name))
 			continue
 		}
 		e := fsapi.DirEntry{
@@ -77,7 +81,7 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 		case typ&fs.ModeType == 0:
 			e.Type = fsapi.TypeFile
 		}
-		entries[i] = e
+		entries = append(entries, e)
 	}
 	return entries, nil
 }

@@ -10,15 +10,19 @@ import (
 // literalEdit computes a literal edit of a file's text (contract §3.8 steps
 // 6–8, [D1]): it returns the new file text and the LF view of the old one.
 //
-// Matching counts non-overlapping occurrences, left to right, of OldString
-// (CRLF→LF) in the LF view of text (BOM removed, CRLF→LF). Each matched span
+// Matching looks for OldString (CRLF→LF) in the LF view of text (BOM
+// removed, CRLF→LF): without ReplaceAll every occurrence counts, overlapping
+// ones included ([D15]: `aa` occurs twice in `aaa`), and the one occurrence
+// is the span replaced; with ReplaceAll the spans are the non-overlapping
+// occurrences found left to right (`aa`: once in `aaa`). Each matched span
 // of the raw text is replaced by NewString (CRLF→LF) with its LFs written in
 // the file's dominant style (CRLF when CRLF pairs outnumber bare LFs, ties
 // LF); the replacement is literal ($&, $1, backslashes are written as they
 // are). Every other byte is kept: the BOM, the endings of untouched lines,
 // lone CRs, the final-newline state. Errors: FS_EDIT_NOT_FOUND
 // `old_string must be a non-empty string` and `old_string was not found in
-// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll.
+// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
+// with a *fsapi.MatchLines cause (editor.md §2.2).
 func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
 	raw, bom := eol.StripBOM(text)
 	v := eol.NewView(raw)
@@ -26,12 +30,20 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 	if old == "" {
 		return "", "", fsapi.ErrEmptyOldString()
 	}
-	matches := find(v.Text, old)
-	switch {
-	case len(matches) == 0:
+	var matches []int
+	if req.ReplaceAll {
+		matches = find(v.Text, old)
+	} else {
+		occ := scanOccurrences(v.Text, old)
+		if occ.Count > 1 {
+			return "", "", fsapi.ErrAmbiguousEditAt(&occ.MatchLines, display)
+		}
+		if occ.Count == 1 {
+			matches = []int{occ.first}
+		}
+	}
+	if len(matches) == 0 {
 		return "", "", fsapi.ErrEditNotFound(display)
-	case len(matches) > 1 && !req.ReplaceAll:
-		return "", "", fsapi.ErrAmbiguousEdit(len(matches), display)
 	}
 	insert := eol.ToLF(req.NewString)
 	if eol.CRLFDominant(raw) {

@@ -20,7 +20,7 @@ func TestLiteralEditExamples(t *testing.T) {
 		all                  bool
 		want                 string
 	}{
-		{"overlapping matches count left to right", "aaa", "aa", "b", false, "ba"},
+		{"a lone occurrence next to a near-miss is unique", "aab", "ab", "c", false, "ac"},
 		{"replace_all replaces non-overlapping matches", "aaaa", "aa", "b", true, "bb"},
 		{"the replacement is literal", "x", "x", "$&$1$$", false, "$&$1$$"},
 		{"an untouched CRLF line keeps its ending", "a\r\nb\nc\n", "b", "B", false, "a\r\nB\nc\n"},
@@ -42,8 +42,10 @@ func TestLiteralEditExamples(t *testing.T) {
 
 // FuzzLiteralEdit checks the literal edit against independent models:
 //   - it never panics, and fails only with the three documented errors;
-//   - the number of matches is strings.Count over the LF view, and the
-//     ambiguity error names it;
+//   - the number of matches is every occurrence over the LF view,
+//     overlapping ones included ([D15], a naive count), or strings.Count
+//     with replace_all; the ambiguity error names it and its MatchLines
+//     cause holds the naive starting lines of the first 20;
 //   - a BOM is kept exactly when the text had one, and the result stays
 //     valid UTF-8 when the text and both strings are (UTF-8 is
 //     self-synchronising, so a valid old string only matches whole
@@ -81,7 +83,7 @@ func FuzzLiteralEdit(f *testing.F) {
 			}
 			n := 0
 			if lfOld != "" {
-				n = strings.Count(lfView, lfOld)
+				n = countMatches(lfView, lfOld, all)
 			}
 			switch {
 			case lfOld == "":
@@ -90,13 +92,16 @@ func FuzzLiteralEdit(f *testing.F) {
 				assert.Equal(t, fsapi.CodeEditNotFound, fe.Code)
 			case n > 1 && !all:
 				assert.Equal(t, fsapi.ErrAmbiguousEdit(n, "/w/f").Error(), err.Error())
+				var ml *fsapi.MatchLines
+				require.ErrorAs(t, err, &ml)
+				assert.Equal(t, naiveMatchLines(lfView, lfOld), ml.Lines)
 			default:
 				t.Fatalf("unexpected error %v with %d matches", err, n)
 			}
 			return
 		}
 		assert.Equal(t, lfView, view)
-		n := strings.Count(lfView, lfOld)
+		n := countMatches(lfView, lfOld, all)
 		require.True(t, n == 1 || (n > 1 && all), "%d matches", n)
 		assert.Equal(t, bom, eol.HasBOM(data), "the BOM is kept exactly when there was one")
 		if utf8.ValidString(text) && utf8.ValidString(old) && utf8.ValidString(new) {
@@ -114,5 +119,66 @@ func FuzzLiteralEdit(f *testing.F) {
 			got, _ := eol.StripBOM(data)
 			assert.Equal(t, strings.Replace(raw, old, new, limit), got, "LF-only text is changed only where it matched")
 		}
+	})
+}
+
+// countMatches is the independent model of contract §3.8 step 7: every
+// start position of old in text without replace_all ([D15]), the
+// non-overlapping count with it.
+func countMatches(text, old string, all bool) int {
+	if all {
+		return strings.Count(text, old)
+	}
+	return len(naiveStarts(text, old))
+}
+
+// naiveStarts returns every offset at which old starts in text.
+func naiveStarts(text, old string) []int {
+	var at []int
+	for i := 0; i+len(old) <= len(text); i++ {
+		if text[i:i+len(old)] == old {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// naiveMatchLines returns the 1-based lines of the first 20 starts of old.
+func naiveMatchLines(text, old string) []int {
+	var lines []int
+	for _, at := range naiveStarts(text, old) {
+		if len(lines) == fsapi.MaxMatchLines {
+			break
+		}
+		lines = append(lines, 1+strings.Count(text[:at], "\n"))
+	}
+	return lines
+}
+
+func TestScanOccurrences(t *testing.T) {
+	tests := []struct {
+		name, text, pat string
+		count           int
+		lines           []int
+	}{
+		{"aa twice in aaa", "aaa\n", "aa", 2, []int{1, 1}},
+		{"aa three times in aaaa", "aaaa", "aa", 3, []int{1, 1, 1}},
+		{"a block sharing a line with the next one", "foo\nfoo\nfoo\n", "foo\nfoo\n", 2, []int{1, 2}},
+		{"lines of separate occurrences", "same\nother\nsame", "same", 2, []int{1, 3}},
+		{"a near-miss resets the partial match", "abaabab", "abab", 1, []int{1}},
+		{"none", "abc", "x", 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			oc := scanOccurrences(tc.text, tc.pat)
+			assert.Equal(t, tc.count, oc.Count)
+			assert.Equal(t, tc.lines, oc.Lines)
+		})
+	}
+	t.Run("only the first 20 lines are kept, the count is whole", func(t *testing.T) {
+		oc := scanOccurrences(strings.Repeat("x\n", 25), "x")
+		assert.Equal(t, 25, oc.Count)
+		require.Len(t, oc.Lines, fsapi.MaxMatchLines)
+		assert.Equal(t, 20, oc.Lines[19])
 	})
 }

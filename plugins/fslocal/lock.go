@@ -7,7 +7,9 @@ import (
 
 // lockTable holds one FIFO lock per target key (contract §3.9). An entry
 // exists only while a call holds or waits for its key, so the table is
-// empty whenever no mutation is in flight. Locks are in-process only.
+// empty whenever no mutation is in flight. It serialises the calls of one
+// process; the directory flock of oslock.go, taken after it, serialises
+// processes.
 type lockTable struct {
 	mu sync.Mutex
 	m  map[string]*lockQueue

@@ -15,5 +15,13 @@ func TestMain(m *testing.M) {
 		runCrashChild()
 		return
 	}
+	if os.Getenv(killChildEnv) != "" {
+		runKillChild()
+		return
+	}
+	if os.Getenv(raceChildEnv) != "" {
+		runRaceChild()
+		return
+	}
 	os.Exit(m.Run())
 }

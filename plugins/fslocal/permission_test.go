@@ -16,8 +16,13 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// permChildEnv marks the unprivileged child run of TestPermissionDenied.
-const permChildEnv = "FSLOCAL_PERMISSION_CHILD"
+// permChildEnv marks the unprivileged child run of TestPermissionDenied;
+// permFixtureEnv names a directory, writable by the child, holding root's
+// files root644.txt and root666.txt ("old").
+const (
+	permChildEnv   = "FSLOCAL_PERMISSION_CHILD"
+	permFixtureEnv = "FSLOCAL_PERMISSION_FIXTURE"
+)
 
 // nobody is the uid and gid the child drops to.
 const nobody = 65534
@@ -120,6 +125,40 @@ var permissionCases = []struct {
 		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("a.txt"))
 		assert.Equal(t, "old", w.content("b.txt"))
 	}},
+	{"write over its own read-only file [D19]", func(t *testing.T, w *workspace) {
+		w.file("ro.txt", "old", 0o444)
+		_, err := w.p.WriteText(context.Background(), w.target("ro.txt"), "new", nil)
+		assertDenied(t, err, `cannot write "%s": permission denied`, w.path("ro.txt"))
+		_, err = w.p.EditText(context.Background(), w.target("ro.txt"), fsapi.EditRequest{OldString: "old", NewString: "new"}, nil)
+		assertDenied(t, err, `cannot edit "%s": permission denied`, w.path("ro.txt"))
+		assert.Equal(t, "old", w.content("ro.txt"))
+		assert.Equal(t, os.FileMode(0o444), mode(t, w.path("ro.txt")))
+		assert.Equal(t, []string{"ro.txt"}, w.names("."))
+	}},
+	{"replace of another user's files [D19]", func(t *testing.T, w *workspace) {
+		fixture := os.Getenv(permFixtureEnv)
+		require.NotEmpty(t, fixture, "the root parent prepares the other user's files")
+		ctx := context.Background()
+		p := newWorkspace(t, func(c *fslocalConfig) { c.Cwd = fixture }).p
+		for name, code := range map[string]string{
+			"root644.txt": "the process may not write it",
+			"root666.txt": "the process may write it but cannot keep its owner",
+		} {
+			tg, err := p.Resolve(ctx, name, fsapi.ResolveOptions{})
+			require.NoError(t, err)
+			_, err = p.WriteText(ctx, tg, "new", nil)
+			assertDenied(t, err, `cannot write "%s": permission denied`, tg.DisplayPath)
+			_, err = p.EditText(ctx, tg, fsapi.EditRequest{OldString: "old", NewString: "new"}, nil)
+			assertDenied(t, err, `cannot edit "%s": permission denied`, tg.DisplayPath)
+			b, err := os.ReadFile(tg.Key)
+			require.NoError(t, err)
+			assert.Equal(t, "old", string(b), code)
+			assert.Zero(t, statT(t, tg.Key).Uid, "%s: still root's", name)
+		}
+		ents, err := os.ReadDir(fixture)
+		require.NoError(t, err)
+		assert.Len(t, ents, 2, "nothing is left behind")
+	}},
 	{"edit of an unreadable file", func(t *testing.T, w *workspace) {
 		w.file("secret.txt", "old", 0o000)
 		_, err := w.p.EditText(context.Background(), w.target("secret.txt"), fsapi.EditRequest{OldString: "old", NewString: "new"}, nil)
@@ -132,6 +171,34 @@ var permissionCases = []struct {
 		assertDenied(t, err, `cannot edit "%s": permission denied`, w.path("ro/f.txt"))
 		assert.Equal(t, "old", w.content("ro/f.txt"))
 		assert.Equal(t, []string{"f.txt"}, w.names("ro"))
+	}},
+	{"walk of an unreadable root", func(t *testing.T, w *workspace) {
+		w.file("noread/x.txt", "x", 0o644)
+		restrict(t, w.path("noread"), 0o300)
+		err := w.p.Walk(context.Background(), w.target("noread"), fsapi.WalkOptions{}, func(fsapi.WalkEntry) error { return nil })
+		assertDenied(t, err, `cannot search "%s": permission denied`, w.path("noread"))
+	}},
+	{"walk past an unreadable directory reports it and goes on", func(t *testing.T, w *workspace) {
+		w.file("a/noread/x.txt", "x", 0o644)
+		w.file("b.txt", "b", 0o644)
+		restrict(t, w.path("a/noread"), 0o000)
+		var got []string
+		var dirErr error
+		err := w.p.Walk(context.Background(), w.target("."), fsapi.WalkOptions{}, func(e fsapi.WalkEntry) error {
+			got = append(got, e.Path)
+			if e.Path == "a/noread" && e.Opened {
+				dirErr = e.Err
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []string{".", "a", "a", "a/noread", "a/noread", "b.txt"}, got, "no children of the unreadable one")
+		assertDenied(t, dirErr, `cannot search "%s": permission denied`, w.path("a/noread"))
+	}},
+	{"open of an unreadable file", func(t *testing.T, w *workspace) {
+		w.file("secret.txt", "s", 0o000)
+		_, err := w.p.Open(context.Background(), w.target("secret.txt"))
+		assertDenied(t, err, `cannot read "%s": permission denied`, w.path("secret.txt"))
 	}},
 	{"a permission error outside the root is refused as outside", func(t *testing.T, w *workspace) {
 		j := newJail(t)
@@ -164,10 +231,17 @@ func TestPermissionDenied(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	exe := filepath.Join(dir, "fslocal.test")
 	copyExecutable(t, exe)
+	fixture := filepath.Join(dir, "foreign")
+	require.NoError(t, os.Mkdir(fixture, 0o777))
+	require.NoError(t, os.Chmod(fixture, 0o777))
+	for name, mode := range map[string]os.FileMode{"root644.txt": 0o644, "root666.txt": 0o666} {
+		require.NoError(t, os.WriteFile(filepath.Join(fixture, name), []byte("old"), mode))
+		require.NoError(t, os.Chmod(filepath.Join(fixture, name), mode))
+	}
 
 	cmd := exec.Command(exe, "-test.run=^TestPermissionDenied$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), permChildEnv+"=1", "TMPDIR="+os.TempDir())
+	cmd.Env = append(os.Environ(), permChildEnv+"=1", permFixtureEnv+"="+fixture, "TMPDIR="+os.TempDir())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	out, err := cmd.CombinedOutput()
 	t.Logf("child as uid %d:\n%s", nobody, out)

@@ -9,15 +9,15 @@ import (
 
 // Plugin is the `fslocal` plugin (contract §1): it requires nothing and
 // provides the "fs" service ([fsapi.Key]) backed by a [Provider] built from
-// its [Config] (defaults: HardLinks "preserve", the process working
-// directory as cwd, no confinement). A load error of [New] (a root that is
+// its [Config] (defaults: HardLinks unset, which is "break" under
+// confinement and "preserve" without [D9+], the process working directory
+// as cwd, no confinement). A load error of [New] (a root that is
 // not a directory, a cwd outside the root) fails the instance. Disposing the
 // instance withdraws "fs" and closes the provider. A second provider of "fs"
 // in one host fails with host.ErrDuplicateService and leaves the first
 // unaffected.
 var Plugin = host.Define[Config]("fslocal", apply,
 	host.Provides(fsapi.Key),
-	host.Defaults(func() Config { return Config{HardLinks: HardLinksPreserve} }),
 )
 
 func init() { host.Register(Plugin) }

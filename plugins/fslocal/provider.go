@@ -11,7 +11,8 @@ import (
 
 // Provider is the local-disk implementation of the fs service (contract
 // §3). It implements [fsapi.FileSystem], [fsapi.Streamer],
-// [fsapi.ByteStreamer], [fsapi.Lstater] and [fsapi.RealPather]. All methods
+// [fsapi.ByteStreamer], [fsapi.Lstater], [fsapi.RealPather], and the
+// search capabilities [fsapi.Walker] and [fsapi.Opener] (search.md §2). All methods
 // are safe for concurrent use; WriteText and EditText on one target key are
 // serialised in arrival order, on different keys they run in parallel
 // (contract §3.9). Make one with [New] and release it with [Provider.Close].
@@ -29,15 +30,13 @@ type Provider struct {
 // Root, the root is made absolute and canonical, must be an existing
 // directory ([ErrRootNotDirectory]) and is opened as an os.Root; Cwd's real
 // location must lie inside it ([ErrCwdOutsideRoot]). An invalid HardLinks
-// fails with [ErrHardLinks].
+// fails with [ErrHardLinks]; an empty one is "break" under confinement (a
+// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]).
 func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks}
-	if p.hardLinks == "" {
-		p.hardLinks = HardLinksPreserve
-	}
 	if p.cwd == "" || !filepath.IsAbs(p.cwd) {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -46,6 +45,9 @@ func New(cfg Config) (*Provider, error) {
 		p.cwd = filepath.Join(wd, p.cwd)
 	}
 	p.cwd = filepath.Clean(p.cwd)
+	if p.hardLinks == "" {
+		p.hardLinks = HardLinksPreserve
+	}
 	if cfg.Root == "" {
 		return p, nil
 	}
@@ -55,6 +57,11 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if base == "/" {
 		return p, nil // nothing lies outside "/": no handle needed
+	}
+	if cfg.HardLinks == "" {
+		// [D9+]: a name inside the workspace that shares its inode with one
+		// outside must not change the outside file.
+		p.hardLinks = HardLinksBreak
 	}
 	r, err := os.OpenRoot(base)
 	if err != nil {
@@ -75,6 +82,11 @@ func (p *Provider) Cwd() string { return p.cwd }
 // Root returns the canonical confinement root, or "" when confinement is
 // off (no root, or root "/"). Contract §3.10.
 func (p *Provider) Root() string { return p.tree.base }
+
+// HardLinks returns the effective hard-link mode, HardLinksPreserve or
+// HardLinksBreak: the configured one, or for an unset one "break" under
+// confinement and "preserve" without (contract §3.1 [D9+]).
+func (p *Provider) HardLinks() string { return p.hardLinks }
 
 // RealPath returns the real location of t: for fslocal its key, the
 // realpath (contract §2.2). It is always known, so the bool is true.

@@ -41,7 +41,7 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", fsapi.ErrAborted("read", err)
 	}
-	f, fi, err := p.openRegular(t, "read")
+	f, fi, err := p.openRegular(ctx, t, "read")
 	if err != nil {
 		return "", err
 	}
@@ -65,10 +65,11 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 
 // openRegular stats t (following symlinks) and opens it for reading, for
 // op "read" (contract §3.5 steps 2–3): absent is `cannot <op> "<p>": not
-// found`, a non-file `not a regular file`. The open uses O_NONBLOCK so a file
+// found`, a non-file `not a regular file`. A file with several links first
+// gets the recovery of a killed in-place rewrite ([D9+]). The open uses O_NONBLOCK so a file
 // swapped for a FIFO after the stat cannot hang it; the opened file is
 // checked again with fstat.
-func (p *Provider) openRegular(t fsapi.Target, op string) (*os.File, fs.FileInfo, error) {
+func (p *Provider) openRegular(ctx context.Context, t fsapi.Target, op string) (*os.File, fs.FileInfo, error) {
 	fi, err := p.statKey(t.Key)
 	switch {
 	case err != nil && absent(err):
@@ -77,6 +78,9 @@ func (p *Provider) openRegular(t fsapi.Target, op string) (*os.File, fs.FileInfo
 		return nil, nil, coded(op, t.DisplayPath, err)
 	case !fi.Mode().IsRegular():
 		return nil, nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
+	}
+	if _, err := p.recoverBefore(ctx, t, op, fi); err != nil {
+		return nil, nil, err
 	}
 	f, fi, err := p.openKey(t, op)
 	if err != nil && absent(err) {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
@@ -15,6 +16,10 @@ import (
 // maxSymlinks is how many symlinks one resolution follows before it fails
 // with ELOOP, as Linux's MAXSYMLINKS.
 const maxSymlinks = 40
+
+// nameMax is the longest file name, in bytes, the file systems we run on
+// allow (Linux NAME_MAX); a longer component is FS_INVALID_PATH [D17].
+const nameMax = 255
 
 // errOutside is the walk's verdict that a path's real location, or a link
 // on the way, lies outside the confinement root (contract §3.10).
@@ -27,11 +32,19 @@ var errOutside = errors.New("outside the root")
 // `~` expansion, `..` above `/` stays `/`). The Key is the realpath when the
 // path exists; otherwise the realpath of the nearest existing ancestor plus
 // the missing suffix, so a file not yet created has the key it will have,
-// and a dangling symlink has its own (link) key.
+// and a dangling symlink has its own (link) key. A component missing byte
+// for byte whose directory holds exactly one entry with the same NFC form
+// is that entry ([D16]); the display path keeps the caller's spelling.
+// Paths longer than PATH_MAX work, here and in every later operation
+// ([D17]).
 //
 // Errors: FS_ABORTED `resolve aborted` when ctx is done on entry or after the
 // probe; FS_NOT_FOUND `file_path must be a non-empty string` for a blank path
-// (JavaScript whitespace, U+0085 excepted); FS_NOT_FOUND `cannot resolve
+// (JavaScript whitespace, U+0085 excepted); FS_INVALID_PATH `cannot resolve
+// "<p>": the path contains a NUL character` before any file system call,
+// with each NUL shown as `\0` and the path not cleaned, and `cannot resolve
+// "<p>": a path component is too long` for a component over 255 bytes
+// ([D17]); FS_NOT_FOUND `cannot resolve
 // "<p>": a parent path segment is not a directory`; FS_PERMISSION_DENIED
 // `cannot resolve "<p>": permission denied` ([D7]); under confinement
 // FS_SANDBOX_DENIED `cannot resolve "<p>": outside the workspace` when the
@@ -43,6 +56,9 @@ func (p *Provider) Resolve(ctx context.Context, path string, opts fsapi.ResolveO
 	}
 	if fsapi.IsBlank(path) {
 		return fsapi.Target{}, fsapi.ErrBlankPath("resolve")
+	}
+	if strings.IndexByte(path, 0) >= 0 {
+		return fsapi.Target{}, fsapi.ErrNULInPath(p.uncleanDisplay(path, opts.Cwd))
 	}
 	display := p.displayPath(path, opts.Cwd)
 	loc, err := p.locate(display)
@@ -64,6 +80,8 @@ func resolveError(display string, err error) error {
 		return fsapi.ErrParentNotDirectory(display, err)
 	case denied(err):
 		return fsapi.ErrPermission("resolve", display, err)
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return fsapi.ErrComponentTooLong(display, err)
 	}
 	return err
 }
@@ -73,15 +91,72 @@ func (p *Provider) displayPath(path, cwd string) string {
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)
 	}
-	base := p.cwd
+	return filepath.Join(p.base(cwd), path)
+}
+
+// base returns the directory a relative path is joined to: cwd, taken
+// against the provider's cwd when relative, or the provider's cwd.
+func (p *Provider) base(cwd string) string {
 	switch {
 	case cwd == "":
+		return p.cwd
 	case filepath.IsAbs(cwd):
-		base = cwd
-	default:
-		base = filepath.Join(p.cwd, cwd)
+		return cwd
 	}
-	return filepath.Join(base, path)
+	return filepath.Join(p.cwd, cwd)
+}
+
+// uncleanDisplay is the display path of a path that is refused before
+// resolution (a NUL in it): joined to its base but not cleaned, so
+// `a.txt\0../../etc/passwd` is reported as written, not as `etc/passwd`.
+func (p *Provider) uncleanDisplay(path, cwd string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return joinName(p.base(cwd), path)
+}
+
+// nfcTwin returns the one entry of the directory dir whose NFC form is that
+// of name, when name itself is missing (contract §3.2 [D16]): a file
+// written NFD (as macOS does) is found by its NFC spelling and the other
+// way round. With no such entry, or two or more, there is no twin. An
+// all-ASCII name can have a twin too (U+212A KELVIN SIGN is K in NFC), so
+// every miss reads the directory.
+func nfcTwin(dir, name string) (string, bool) {
+	names, err := readNamesAny(dir)
+	if err != nil {
+		return "", false
+	}
+	want := norm.NFC.String(name)
+	asciiWant := isASCII(name)
+	twin, found := "", 0
+	for _, n := range names {
+		if n == name {
+			continue
+		}
+		if isASCII(n) {
+			// NFC leaves ASCII as it is: such an entry is its own NFC
+			// form, and it cannot equal an ASCII name it differs from.
+			if !asciiWant && n == want {
+				twin, found = n, found+1
+			}
+			continue
+		}
+		if norm.NFC.String(n) == want {
+			twin, found = n, found+1
+		}
+	}
+	return twin, found == 1
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // location is where a path is (contract §3.2 step 4, §3.10).
@@ -150,7 +225,13 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 			if entered && !p.tree.inside(cand) && !within(cand, p.tree.base) {
 				strayed = true // a probe off the way to and under the root
 			}
-			fi, err := os.Lstat(cand)
+			fi, err := lstatAny(cand)
+			if errors.Is(err, fs.ErrNotExist) {
+				if twin, ok := nfcTwin(resolved, x); ok {
+					cand = joinName(resolved, twin)
+					fi, err = lstatAny(cand)
+				}
+			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					rest := append(append([]string{cand}, queue...), comps[i+1:]...)
@@ -161,6 +242,11 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 					if strayed || !p.tree.inside(loc.real) || !p.tree.inside(loc.key) {
 						return location{}, errOutside
 					}
+					for _, c := range append(append([]string{x}, queue...), comps[i+1:]...) {
+						if len(c) > nameMax {
+							return location{}, &fs.PathError{Op: "resolve", Path: c, Err: syscall.ENAMETOOLONG}
+						}
+					}
 					return loc, nil
 				}
 				return fail(cand, err)
@@ -170,8 +256,13 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 				if links > maxSymlinks {
 					return fail(cand, &fs.PathError{Op: "resolve", Path: cand, Err: syscall.ELOOP})
 				}
-				text, err := os.Readlink(cand)
+				text, err := readlinkAny(cand)
 				if err != nil {
+					if errors.Is(err, syscall.EINVAL) && p.tree.root != nil {
+						// No longer a link: swapped by a race since the
+						// lstat. Under confinement every race is refused.
+						return location{}, errOutside
+					}
 					return fail(cand, err)
 				}
 				if filepath.IsAbs(text) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // tree is where every file operation after Resolve happens (contract
@@ -21,6 +22,21 @@ import (
 type tree struct {
 	root *os.Root // nil when confinement is off
 	base string   // canonical root path; "" when confinement is off
+
+	dirOnce sync.Once
+	dir     *os.File // the root directory, opened on first use by rootFD
+	dirErr  error
+}
+
+// rootFD returns a descriptor of the root directory, opened through the
+// root handle on first use and kept until close. Opens relative to it must
+// stay beneath it (openat2 RESOLVE_BENEATH).
+func (t *tree) rootFD() (int, error) {
+	t.dirOnce.Do(func() { t.dir, t.dirErr = t.root.Open(".") })
+	if t.dirErr != nil {
+		return -1, t.dirErr
+	}
+	return int(t.dir.Fd()), nil
 }
 
 // inside reports whether the absolute, clean path p is base or lies under
@@ -57,96 +73,182 @@ func (t *tree) name(abs string) (string, error) {
 	return abs[len(t.base)+1:], nil
 }
 
-func (t *tree) stat(abs string) (fs.FileInfo, error) {
+// longPath is the length from which an unconfined operation goes through a
+// handle on "/" (component by component, relative to directory handles)
+// instead of one absolute path, which the kernel refuses past PATH_MAX
+// (4096 bytes) with ENAMETOOLONG (contract §3.2 [D17]).
+const longPath = 4000
+
+// slash is the handle on "/" that unconfined operations on long paths use;
+// it is opened once, when first needed.
+var slash = sync.OnceValues(func() (*os.Root, error) { return os.OpenRoot("/") })
+
+// handle returns where the operation on abs happens: (nil, abs) for a plain
+// absolute path; otherwise a root handle and the name relative to it (the
+// confinement root, or "/" for a long unconfined path). Keys are real
+// paths, so a handle on "/" sees the same file as the absolute path.
+func (t *tree) handle(abs string) (*os.Root, string, error) {
 	n, err := t.name(abs)
+	if err != nil || t.root != nil {
+		return t.root, n, err
+	}
+	return longHandle(abs)
+}
+
+// longHandle is handle without confinement: (nil, abs) for a short path,
+// else the handle on "/" and abs without its leading slash.
+func longHandle(abs string) (*os.Root, string, error) {
+	if len(abs) < longPath || abs == "/" {
+		return nil, abs, nil
+	}
+	r, err := slash()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if t.root == nil {
-		return os.Stat(n)
+	return r, abs[1:], nil
+}
+
+// via runs one operation on the name n: plain on the path itself when r is
+// nil, else rooted through r; err (from handle) short-cuts both.
+func via[T any](r *os.Root, n string, err error, plain func(string) (T, error), rooted func(*os.Root, string) (T, error)) (T, error) {
+	switch {
+	case err != nil:
+		var zero T
+		return zero, err
+	case r == nil:
+		return plain(n)
 	}
-	return t.root.Stat(n)
+	return rooted(r, n)
+}
+
+func (t *tree) stat(abs string) (fs.FileInfo, error) {
+	r, n, err := t.handle(abs)
+	return via(r, n, err, os.Stat, (*os.Root).Stat)
 }
 
 func (t *tree) lstat(abs string) (fs.FileInfo, error) {
-	n, err := t.name(abs)
-	if err != nil {
-		return nil, err
-	}
-	if t.root == nil {
-		return os.Lstat(n)
-	}
-	return t.root.Lstat(n)
+	r, n, err := t.handle(abs)
+	return via(r, n, err, os.Lstat, (*os.Root).Lstat)
 }
 
 func (t *tree) openFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
-	n, err := t.name(abs)
-	if err != nil {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if t.root == nil {
+	case r == nil:
 		return os.OpenFile(n, flag, perm)
 	}
-	return t.root.OpenFile(n, flag, perm)
+	return r.OpenFile(n, flag, perm)
 }
 
 // openDir opens the directory abs as its own os.Root, so that its children
 // are examined one name at a time (fstatat) without re-walking abs.
 func (t *tree) openDir(abs string) (*os.Root, error) {
-	n, err := t.name(abs)
-	if err != nil {
-		return nil, err
-	}
-	if t.root == nil {
-		return os.OpenRoot(n)
-	}
-	return t.root.OpenRoot(n)
+	r, n, err := t.handle(abs)
+	return via(r, n, err, os.OpenRoot, (*os.Root).OpenRoot)
 }
 
 func (t *tree) mkdirAll(abs string, perm fs.FileMode) error {
-	n, err := t.name(abs)
-	if err != nil {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
 		return err
-	}
-	if t.root == nil {
+	case r == nil:
 		return os.MkdirAll(n, perm)
-	}
-	if n == "." {
+	case n == ".":
 		return nil
 	}
-	return t.root.MkdirAll(n, perm)
+	return r.MkdirAll(n, perm)
 }
 
 func (t *tree) rename(oldAbs, newAbs string) error {
-	o, err := t.name(oldAbs)
-	if err != nil {
+	r, o, n, err := t.handles(oldAbs, newAbs)
+	switch {
+	case err != nil:
 		return err
-	}
-	n, err := t.name(newAbs)
-	if err != nil {
-		return err
-	}
-	if t.root == nil {
+	case r == nil:
 		return os.Rename(o, n)
 	}
-	return t.root.Rename(o, n)
+	return r.Rename(o, n)
+}
+
+// link makes newAbs a hard link to oldAbs; it fails with EEXIST when
+// newAbs exists, and never replaces it.
+func (t *tree) link(oldAbs, newAbs string) error {
+	r, o, n, err := t.handles(oldAbs, newAbs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Link(o, n)
+	}
+	return r.Link(o, n)
+}
+
+// handles is handle for the two names of a rename or link: one handle for
+// both (through "/" when only one of two unconfined paths is long).
+func (t *tree) handles(oldAbs, newAbs string) (*os.Root, string, string, error) {
+	r, o, err := t.handle(oldAbs)
+	if err != nil {
+		return nil, "", "", err
+	}
+	r2, n, err := t.handle(newAbs)
+	switch {
+	case err != nil:
+		return nil, "", "", err
+	case (r == nil) != (r2 == nil):
+		if r, err = slash(); err != nil {
+			return nil, "", "", err
+		}
+		o, n = strings.TrimPrefix(oldAbs, "/"), strings.TrimPrefix(newAbs, "/")
+	}
+	return r, o, n, nil
 }
 
 func (t *tree) remove(abs string) error {
-	n, err := t.name(abs)
-	if err != nil {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
 		return err
-	}
-	if t.root == nil {
+	case r == nil:
 		return os.Remove(n)
 	}
-	return t.root.Remove(n)
+	return r.Remove(n)
+}
+
+// lstatAny and readlinkAny probe any absolute path, inside the tree or not
+// (Resolve's walk judges where links lead), through "/" when it is long.
+func lstatAny(abs string) (fs.FileInfo, error) {
+	r, n, err := longHandle(abs)
+	return via(r, n, err, os.Lstat, (*os.Root).Lstat)
+}
+
+func readlinkAny(abs string) (string, error) {
+	r, n, err := longHandle(abs)
+	return via(r, n, err, os.Readlink, (*os.Root).Readlink)
+}
+
+// readNamesAny returns the names in the directory abs, inside the tree or
+// not, through "/" when it is long.
+func readNamesAny(abs string) ([]string, error) {
+	r, n, err := longHandle(abs)
+	d, err := via(r, n, err, os.Open, (*os.Root).Open)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
 }
 
 // close releases the root handle, if any.
 func (t *tree) close() error {
 	if t.root == nil {
 		return nil
+	}
+	t.dirOnce.Do(func() {}) // no rootFD after close
+	if t.dir != nil {
+		t.dir.Close()
 	}
 	return t.root.Close()
 }

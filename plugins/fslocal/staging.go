@@ -40,27 +40,48 @@ import (
 const stagingSuffix = ".dsh-tmp"
 
 // stagingPrefix returns the name prefix of the staging files of base:
-// `.<base>.`, with base cut so a full name fits in 255 bytes.
+// `.<base>.`, with base cut so a full name, with the longer suffix of a
+// marked copy (rewrite.go), fits in 255 bytes.
 func stagingPrefix(base string) string {
-	limit := 255 - len(".") - len(".") - 36 - len(stagingSuffix)
+	limit := 255 - len(".") - len(".") - 36 - len(rewriteSuffix)
 	if len(base) > limit {
 		base = base[:limit]
 	}
 	return "." + base + "."
 }
 
-// isStaging reports whether name is a staging file name with prefix.
-func isStaging(name, prefix string) bool {
+// isMarked reports whether name is `<prefix><uuid><suffix>`.
+func isMarked(name, prefix, suffix string) bool {
 	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return false
 	}
-	id, ok := strings.CutSuffix(rest, stagingSuffix)
+	id, ok := strings.CutSuffix(rest, suffix)
 	if !ok || len(id) != 36 {
 		return false
 	}
 	_, err := uuid.Parse(id)
 	return err == nil
+}
+
+// isStaging reports whether name is a staging file name with prefix.
+func isStaging(name, prefix string) bool { return isMarked(name, prefix, stagingSuffix) }
+
+// IsScratchName reports whether name is one of the provider's own scratch
+// files: a staging file (`.<base>.<uuid>.dsh-tmp`) or the marked copy of an
+// in-place rewrite (`.<base>.<uuid>.dsh-rewrite`). Listings skip them
+// (contract §3.7 [D9+]: list, glob and grep skip staged copies).
+func IsScratchName(name string) bool {
+	for _, suffix := range []string{stagingSuffix, rewriteSuffix} {
+		rest, ok := strings.CutSuffix(name, suffix)
+		if !ok || len(rest) < 1+1+36 || name[0] != '.' || rest[len(rest)-37] != '.' {
+			continue
+		}
+		if _, err := uuid.Parse(rest[len(rest)-36:]); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // createStaging creates and locks a fresh staging file for base in dir with
@@ -95,18 +116,26 @@ func (p *Provider) createStaging(dir, base string, perm fs.FileMode) (*os.File, 
 	}
 }
 
-// sweep removes the staging files of base in dir whose writers are gone: an
-// flock nobody holds. It is best effort; failures are ignored.
-func (p *Provider) sweep(dir, base string) {
-	d, err := p.tree.openFile(dir, os.O_RDONLY, 0)
-	if err != nil {
-		return
+// sweep removes the staging files in dir whose writers are gone (an flock
+// nobody holds), whatever file they were staging: one left by a kill or a
+// race is removed by the next commit in its directory. Marked copies of
+// in-place rewrites are not staging files; recovery handles them. It is
+// best effort; failures are ignored.
+//
+// held is dir's descriptor when the caller has it open (the locked
+// directory, read once from its start), else nil.
+func (p *Provider) sweep(held *os.File, dir string) {
+	d := held
+	if d == nil {
+		var err error
+		if d, err = p.tree.openFile(dir, os.O_RDONLY, 0); err != nil {
+			return
+		}
+		defer d.Close()
 	}
 	names, _ := d.Readdirnames(-1)
-	d.Close()
-	prefix := stagingPrefix(base)
 	for _, name := range names {
-		if isStaging(name, prefix) {
+		if strings.HasSuffix(name, stagingSuffix) && IsScratchName(name) {
 			p.sweepOne(joinName(dir, name))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -43,7 +44,8 @@ func (p *Provider) Stat(ctx context.Context, t fsapi.Target) (*fsapi.Info, error
 // a link: the link, not its target); Size is always set.
 //
 // Errors: FS_ABORTED `lstat aborted` (on entry or after the probe); FS_NOT_FOUND
-// `file_path must be a non-empty string` for a blank path;
+// `file_path must be a non-empty string` for a blank path; FS_INVALID_PATH
+// `cannot resolve "<p>": the path contains a NUL character` ([D17]);
 // FS_PERMISSION_DENIED `cannot stat "<p>": permission denied` ([D7]); under
 // confinement FS_SANDBOX_DENIED `cannot resolve "<p>": outside the
 // workspace` when the real parent joined with the final name is outside the
@@ -54,6 +56,9 @@ func (p *Provider) Lstat(ctx context.Context, path string, opts fsapi.ResolveOpt
 	}
 	if fsapi.IsBlank(path) {
 		return nil, fsapi.ErrBlankPath("lstat")
+	}
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, fsapi.ErrNULInPath(p.uncleanDisplay(path, opts.Cwd))
 	}
 	display := p.displayPath(path, opts.Cwd)
 	at := display

@@ -27,7 +27,9 @@ import (
 // aborted`, checked before every read; FS_NOT_TEXT; FS_PERMISSION_DENIED;
 // uncoded I/O errors) are yielded as the last pair, with an empty chunk.
 //
-// Memory: one 64 KiB buffer, whatever the file size; each chunk is a fresh
+// Memory: one 64 KiB buffer, whatever the file size (on Linux a file of
+// mapMinSize bytes or more is mapped one mapWindow at a time instead: see
+// mapText); each chunk is a fresh
 // string the caller may keep (so the bytes allocated over a whole iteration
 // equal the file size, while the live memory stays one buffer plus the
 // chunks the caller retains). [Provider.StreamBytes] avoids that copy.
@@ -51,7 +53,7 @@ func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[st
 
 // StreamBytes is StreamText without the copy per chunk (the
 // [fsapi.ByteStreamer] capability): the same checks, errors and chunks, but
-// each chunk aliases the stream's one 64 KiB buffer and is valid only until
+// each chunk aliases the stream's buffer (or mapping) and is valid only until
 // the next iteration step, as bufio.Scanner.Bytes is. A caller that keeps
 // any of it must copy it. A scan of any file size then allocates one buffer
 // per iteration and nothing per chunk. Contract §3.5.
@@ -68,8 +70,11 @@ func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[
 	case !fi.Mode().IsRegular():
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
+	if _, err := p.recoverBefore(ctx, t, "read", fi); err != nil {
+		return nil, err
+	}
 	return func(yield func([]byte, error) bool) {
-		f, _, err := p.openKey(t, "read")
+		f, ofi, err := p.openKey(t, "read")
 		if err != nil {
 			if absent(err) {
 				err = fsapi.ErrNotFound("read", t.DisplayPath, err)
@@ -78,7 +83,13 @@ func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[
 			return
 		}
 		defer f.Close()
-		for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
+		chunks := decodeText(ctx, f, t.DisplayPath)
+		if ofi != nil && ofi.Size() >= mapMinSize {
+			if mapped, ok := mapText(ctx, f, ofi.Size(), t.DisplayPath); ok {
+				chunks = mapped
+			}
+		}
+		for chunk, err := range chunks {
 			if err != nil {
 				yield(nil, coded("read", t.DisplayPath, err))
 				return

@@ -77,6 +77,31 @@ func TestStreamBytesEqualsReadText(t *testing.T) {
 	assert.EqualError(t, err, `cannot read "`+w.path("missing")+`": not found`)
 }
 
+// A file large enough to be streamed through memory mappings (Linux) gives
+// the same text as ReadText.
+func TestStreamBytesOfALargeFileEqualsReadText(t *testing.T) {
+	w := newWorkspace(t)
+	var b strings.Builder
+	b.WriteString("\uFEFF")
+	for i := 0; b.Len() < 9<<20; i++ {
+		b.WriteString("ligne é€😀 ")
+		b.WriteString(strings.Repeat("x", i%13))
+		b.WriteString("\r\n")
+	}
+	w.file("big.txt", b.String(), 0o644)
+	want, err := w.p.ReadText(context.Background(), w.target("big.txt"))
+	require.NoError(t, err)
+	seq, err := w.p.StreamBytes(context.Background(), w.target("big.txt"))
+	require.NoError(t, err)
+	var got strings.Builder
+	for chunk, err := range seq {
+		require.NoError(t, err)
+		got.Write(chunk)
+	}
+	assert.Equal(t, len(want), got.Len())
+	assert.True(t, want == got.String(), "the streamed text equals ReadText's")
+}
+
 func TestStreamTextRefusesBeforeTheFirstChunk(t *testing.T) {
 	w := newWorkspace(t)
 	w.mkdir("d")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -51,9 +52,9 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
 	}
-	release, err := p.locks.acquire(ctx, t.Key)
+	lk, release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {
-		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+		return fsapi.WriteOutcome{}, err
 	}
 	defer release()
 
@@ -65,6 +66,10 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 		return fsapi.WriteOutcome{}, coded("write", t.DisplayPath, err)
 	case !fi.Mode().IsRegular():
 		return fsapi.WriteOutcome{}, fsapi.ErrNotRegularFile("write", t.DisplayPath)
+	default:
+		if fi, err = p.recoverBefore(ctx, t, "write", fi); err != nil {
+			return fsapi.WriteOutcome{}, err
+		}
 	}
 	if err := checkIntent(t, intent, fi); err != nil {
 		return fsapi.WriteOutcome{}, err
@@ -72,6 +77,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 
 	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate}
 	data := content
+	var src *os.File // the prior file, when read whole
 	basis := fsapi.DiffBasis(ctx)
 	if fi != nil {
 		out.Operation = fsapi.OperationUpdate
@@ -84,10 +90,12 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 			}
 			data, out.BasisOmitted = shape.encode(content), true
 		} else {
-			prior, err := p.readPrior(ctx, t, "write")
+			prior, f, err := p.readPrior(ctx, t, "write")
 			if err != nil {
 				return fsapi.WriteOutcome{}, err
 			}
+			defer f.Close()
+			src = f
 			if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
 				before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
 				out.Before = &before
@@ -100,7 +108,9 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	} else {
 		out.After = eol.ToLF(content)
 	}
-	if err := p.commit(ctx, t, "write", data, fi); err != nil {
+	c := change{op: "write", data: data, prior: fi, src: src, lock: lk,
+		exclusive: intent != nil && intent.Kind == fsapi.CreateIfAbsent}
+	if err := p.commit(ctx, t, c); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
@@ -143,16 +153,17 @@ func encodeLike(prior, content string) string {
 
 // readPrior reads the whole existing file t for a mutation op ("write" or
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
-// worded for op.
-func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, error) {
+// worded for op. It returns the file still open (the commit copies its
+// extended attributes from it); the caller closes it.
+func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *os.File, error) {
 	f, fi, err := p.openKey(t, op)
 	if err != nil {
-		return "", coded(op, t.DisplayPath, err)
+		return "", nil, coded(op, t.DisplayPath, err)
 	}
-	defer f.Close()
 	text, err := readAll(ctx, f, fi.Size(), op)
 	if err != nil {
-		return "", coded(op, t.DisplayPath, err)
+		f.Close()
+		return "", nil, coded(op, t.DisplayPath, err)
 	}
-	return text, nil
+	return text, f, nil
 }

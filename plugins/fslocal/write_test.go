@@ -314,7 +314,7 @@ func TestWriteTextAtomicityAndCleanup(t *testing.T) {
 			assert.Equal(t, "new", w.content("f.txt"))
 		}
 	})
-	t.Run("a stale staging file of a dead writer is swept by the next write", func(t *testing.T) {
+	t.Run("stale staging files of dead writers are swept by the next write in their directory", func(t *testing.T) {
 		w := newWorkspace(t)
 		w.file("f.txt", "old", 0o644)
 		stale := w.file(".f.txt.6f1c1b2e-3a4d-4e5f-8a9b-0c1d2e3f4a5b.dsh-tmp", "partial", 0o600)
@@ -323,7 +323,7 @@ func TestWriteTextAtomicityAndCleanup(t *testing.T) {
 		_, err := w.p.WriteText(ctx, w.target("f.txt"), "new", nil)
 		require.NoError(t, err)
 		assert.NoFileExists(t, stale)
-		assert.FileExists(t, other, "only the staging files of the written name are swept")
+		assert.NoFileExists(t, other, "a staging file of another name is swept too (issue 11)")
 		assert.FileExists(t, unrelated, "a name that is not a staging name is never touched")
 	})
 	t.Run("a staging file whose writer is alive is not swept", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
@@ -127,7 +128,7 @@ func TestBoundaries(t *testing.T) {
 		assert.Equal(t, "via h\n", b.content(t, "proj/h.txt"))
 		// What happens to the outside name is the provider's hardLinks mode.
 		want := "via h\n" // preserve: rewritten in place, every link sees it
-		if b.FS.Config().(fslocal.Config).HardLinks == fslocal.HardLinksBreak {
+		if fsapi.Key.Must(b.FS.Scope()).(*fslocal.Provider).HardLinks() == fslocal.HardLinksBreak {
 			want = "out\n" // break: the inside name was detached
 		}
 		assert.Equal(t, want, b.content(t, "other/t.txt"))

@@ -29,6 +29,12 @@ type Config struct {
 	SessionSwitch bool `json:"sessionSwitch"`
 }
 
+// DecoderTyped marks Config for the config package (config.DecoderTyped):
+// a wrong type is the strict decoder's error, not Validate's message
+// (sandbox.md §2.2), so `mode: [a]` is "expected a string, got ..." and
+// `writableRoots: [1]` is "expected a string, got 1".
+func (*Config) DecoderTyped() {}
+
 func defaultConfig() Config { return Config{Mode: WorkspaceWrite} }
 
 // Validate makes the checks that need no I/O (sandbox.md §2.2), reporting

@@ -29,14 +29,32 @@ func TestValidateReportsEveryIssueInKeyOrder(t *testing.T) {
 		_, err := config.Decode(fssandbox.Plugin, map[string]any{"mode": bad})
 		assert.ErrorContains(t, err, `fssandbox: mode must be`, "mode %q", bad)
 	}
-	_, err = config.Decode(fssandbox.Plugin, map[string]any{"mode": 5})
-	assert.ErrorContains(t, err, `mode: fssandbox: mode must be`, "a wrong type gets Validate's wording at its key path (config.Decode)")
 	_, err = config.Decode(fssandbox.Plugin, map[string]any{"sessionswitch": true})
 	assert.ErrorContains(t, err, "unknown key")
 
 	cfg, err := config.Decode(fssandbox.Plugin, nil)
 	require.NoError(t, err)
 	assert.Equal(t, fssandbox.Config{Mode: fssandbox.WorkspaceWrite}, cfg, "defaults: workspace-write, no roots, no switching")
+}
+
+// TestWrongTypesAreTheDecodersErrors: sandbox.md §2.2 "Wrong types are the
+// strict decoder's errors", never Validate's wording for a bad value.
+func TestWrongTypesAreTheDecodersErrors(t *testing.T) {
+	for _, tc := range []struct {
+		raw  map[string]any
+		want host.ConfigIssue
+	}{
+		{map[string]any{"mode": 5}, host.ConfigIssue{Path: "mode", Problem: "expected a string, got 5"}},
+		{map[string]any{"mode": []any{"a"}}, host.ConfigIssue{Path: "mode", Problem: "expected a string, got a list"}},
+		{map[string]any{"writableRoots": []any{"ok", 1}}, host.ConfigIssue{Path: "writableRoots[1]", Problem: "expected a string, got 1"}},
+		{map[string]any{"writableRoots": "x"}, host.ConfigIssue{Path: "writableRoots", Problem: `expected a list, got string "x"`}},
+		{map[string]any{"sessionSwitch": "yes"}, host.ConfigIssue{Path: "sessionSwitch", Problem: `expected a boolean, got string "yes"`}},
+	} {
+		_, err := config.Decode(fssandbox.Plugin, tc.raw)
+		var ce *host.ConfigError
+		require.ErrorAs(t, err, &ce, "%v", tc.raw)
+		assert.Equal(t, []host.ConfigIssue{tc.want}, ce.Issues, "%v", tc.raw)
+	}
 }
 
 func TestUseWorkspace(t *testing.T) {

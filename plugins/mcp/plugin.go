@@ -149,6 +149,7 @@ const sessionCloseWait = 2 * time.Second
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutOnce.Do(func() {
 		s.stopHTTP()
+		s.approvals.shutdown() // a question to the user never holds the drain
 		timeout := s.drainTimeout
 		if timeout <= 0 {
 			timeout = DefaultDrainTimeout

@@ -43,6 +43,9 @@ type Options struct {
 	// cancelled and its result is `Error: tool call timed out after <n> ms`
 	// ({TimeoutError, TIMEOUT}). 0 means DefaultCallTimeout (5 minutes).
 	CallTimeout time.Duration
+	// ApprovalTimeout bounds the wait for the user's answer to an approval
+	// question; 0 means DefaultApprovalTimeout (approval.go).
+	ApprovalTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -60,9 +63,9 @@ type Server struct {
 
 	limits *callLimits // calls in flight, their timeout and the drain (limits.go)
 
-	approvalKey []byte      // binds approval answers to their question (approval.go)
-	scope       *host.Scope // emits session/closed
-	lifecycle               // transports and shutdown (plugin.go)
+	approvals *approvals  // approval questions: key, bound, shutdown (approval.go)
+	scope     *host.Scope // emits session/closed
+	lifecycle             // transports and shutdown (plugin.go)
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -73,7 +76,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvalKey: newApprovalKey(), scope: s,
+	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvals: newApprovals(opts.ApprovalTimeout), scope: s,
 		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout)}
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
@@ -91,8 +94,13 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 func (s *Server) MCP() *mcp.Server { return s.srv }
 
 // Run serves one transport (stdio for dshhost serve) until the client
-// disconnects or ctx is done.
-func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.srv.Run(ctx, t) }
+// disconnects or ctx is done. The end of ctx is the server's shutdown:
+// pending approval questions fail then (EndApprovals), so that they never
+// hold it.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	defer context.AfterFunc(ctx, s.approvals.shutdown)()
+	return s.srv.Run(ctx, t)
+}
 
 // sync mirrors the registry's tool set into the SDK server; the SDK sends
 // tools/list_changed to connected clients.

@@ -65,9 +65,14 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 // one session cannot be edited by the other (contract §4).
 func TestTwoSessionsHaveTheirOwnObservations(t *testing.T) {
 	s := newStack(t)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
-	a, b := s.connect(t), s.connect(t)
+	assertIsolated(t, s, s.connect(t), s.connect(t))
+}
 
+// assertIsolated checks on a and b, two sessions of s's server, that a read
+// by a does not let b edit, and that a can.
+func assertIsolated(t *testing.T, s *stack, a, b *mcp.ClientSession) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
 	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
 	require.False(t, isErr)
 	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
@@ -97,7 +102,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	cs := s.connect(t)
 	tl, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	require.Len(t, tl.Tools, 4)
+	require.Len(t, tl.Tools, 6, "list, read, write, edit, glob, grep")
 	for len(s.changed) > 0 {
 		<-s.changed
 	}
@@ -110,7 +115,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 			assert.Empty(c, tl.Tools)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
-	assert.Empty(t, s.Registry.Prompt(), "the 4 prompt sections went with the tools")
+	assert.Empty(t, s.Registry.Prompt(), "the 6 prompt sections went with the tools")
 
 	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: s.W, Root: s.W})
 	require.NoError(t, err)
@@ -118,7 +123,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		tl, err := cs.ListTools(t.Context(), nil)
 		if assert.NoError(c, err) {
-			assert.Len(c, tl.Tools, 4)
+			assert.Len(c, tl.Tools, 6)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
 }

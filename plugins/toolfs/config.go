@@ -2,6 +2,7 @@ package toolfs
 
 import (
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/internal/linediff"
 )
 
 // Config is the toolfs plugin's config (contract §6.1). Every value must be
@@ -64,4 +65,9 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// diffBounds are the activation's diff bounds (contract §5.4a).
+func (ts *toolset) diffBounds() linediff.Bounds {
+	return linediff.Bounds{MaxBytes: ts.cfg.DiffMaxBytes, BasisMaxBytes: ts.cfg.DiffBasisMaxBytes}
 }

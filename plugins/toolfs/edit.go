@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/linediff"
+	"github.com/dsh-go/dsh/internal/remedy"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -50,11 +52,11 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	out, err := ts.fs.EditText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func renderEditResult(args tools.Args, v any) []tools.Block {
 func (ts *toolset) editMeta(args tools.Args, v any) any {
 	path, _ := args.String("file_path")
 	ev := v.(editValue)
-	return ts.diffMeta(path, &ev.Before, ev.After, ev.basisOmitted)
+	return linediff.BoundedMeta(path, &ev.Before, ev.After, ev.basisOmitted, ts.diffBounds())
 }
 
 // blankString is the contract's blank check (§3.2) for tool arguments.

@@ -2,6 +2,8 @@ package toolfs
 
 import (
 	"github.com/dsh-go/dsh/internal/collation"
+	"github.com/dsh-go/dsh/internal/jsnum"
+	"github.com/dsh-go/dsh/internal/quote"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -19,9 +21,9 @@ type listEntry struct {
 // suffix (contract §6.6.4, §6.6.5).
 func (e listEntry) renderedName() string {
 	if e.raw != "" {
-		return renderName(e.raw)
+		return quote.Name(e.raw)
 	}
-	return renderName(e.Name)
+	return quote.Name(e.Name)
 }
 
 // entryCounts counts the entries of a complete listing by type (contract
@@ -91,7 +93,7 @@ func orderEntries(children []fsapi.DirEntry) []listEntry {
 func newListPage(displayPath string, children []fsapi.DirEntry, offset float64, maxEntries int) (listPage, error) {
 	n := len(children)
 	if offset > float64(n) && !(n == 0 && offset == 1) {
-		return listPage{}, fsapi.ErrOffsetOutOfRange(formatNumber(offset), displayPath, n, "entries")
+		return listPage{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(offset), displayPath, n, "entries")
 	}
 	all := orderEntries(children)
 	var counts entryCounts

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"iter"
 	"strconv"
-	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/textstream"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -71,21 +71,16 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if info.Type != fsapi.TypeFile {
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
-	var chunks iter.Seq2[string, error]
-	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
-		if chunks, err = ts.stream(ctx, t); err != nil {
-			return nil, err
-		}
-	} else {
-		text, err := ts.fs.ReadText(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		chunks = func(yield func(string, error) bool) { yield(text, nil) }
-	}
-	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
-	v, err := scanWindow(chunks, spec, t.DisplayPath)
+	v, err := ts.readWindow(ctx, t, ra, info)
 	if err != nil {
+		if fe := (*fsapi.Error)(nil); errors.As(err, &fe) && fe.Code == fsapi.CodeNotText {
+			// [D14]: the model has seen what the file is (binary, or not
+			// UTF-8); a write may now replace it. The refusal is the
+			// result whatever the listeners say.
+			if oerr := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); oerr != nil {
+				ts.s.Logger().Warn("fs/observed listener failed after a read refused a non-text file", "path", t.DisplayPath, "err", oerr)
+			}
+		}
 		return nil, err
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); err != nil {
@@ -94,33 +89,24 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	return v, nil
 }
 
-// stream returns t's text in chunks: through the provider's byte stream
-// when it has one (no copy per chunk), else through fsapi.Stream.
-func (ts *toolset) stream(ctx context.Context, t fsapi.Target) (iter.Seq2[string, error], error) {
-	bs, ok := ts.fs.(fsapi.ByteStreamer)
-	if !ok {
-		return fsapi.Stream(ctx, ts.fs, t)
-	}
-	chunks, err := bs.StreamBytes(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return aliasChunks(chunks), nil
-}
-
-// aliasChunks presents byte chunks as strings without copying them. Each
-// string aliases the provider's buffer and is valid only until the next
-// step; that is safe here because scanWindow hands every chunk to the line
-// scanner at once, and the scanner copies whatever it keeps before it asks
-// for the next chunk. No other code may receive these strings.
-func aliasChunks(chunks iter.Seq2[[]byte, error]) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		for b, err := range chunks {
-			if !yield(unsafe.String(unsafe.SliceData(b), len(b)), err) {
-				return
-			}
+// readWindow reads t's text (streamed from readStreamMinSize bytes) and
+// cuts the line window of ra out of it (contract §6.7.2 steps 4–5).
+func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, info *fsapi.Info) (readValue, error) {
+	var chunks iter.Seq2[string, error]
+	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
+		var err error
+		if chunks, err = textstream.Scan(ctx, ts.fs, t); err != nil {
+			return readValue{}, err
 		}
+	} else {
+		text, err := ts.fs.ReadText(ctx, t)
+		if err != nil {
+			return readValue{}, err
+		}
+		chunks = func(yield func(string, error) bool) { yield(text, nil) }
 	}
+	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	return scanWindow(chunks, spec, t.DisplayPath)
 }
 
 // renderRead renders with the call's limit, or readLimit without one

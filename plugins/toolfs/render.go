@@ -4,18 +4,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dsh-go/dsh/internal/quote"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
 // renderList returns the text of a list result (contract §6.6.4): the
-// envelope with `<path>` through renderName, then one line per entry (its
+// envelope with `<path>` through quote.Name, then one line per entry (its
 // rendered name and the suffix `/` for a directory, nothing for a file, `@`
 // for other, outside any quotes), an empty line and the footer; an empty page
 // shows the footer alone.
 func renderList(p listPage) string {
 	var b strings.Builder
 	b.WriteString("<path>")
-	b.WriteString(renderName(p.Path))
+	b.WriteString(quote.Name(p.Path))
 	b.WriteString("</path>\n<type>directory</type>\n<content>\n")
 	for _, e := range p.Entries {
 		b.WriteString(e.renderedName())

@@ -4,90 +4,22 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
-	"strings"
 
+	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// resolve resolves path for the call's session (contract §6.4): without a
-// session cwd the provider's cwd applies; when neither the session cwd nor
-// path has a `..` segment the session cwd is used as spelled (so a
-// symlinked spelling stays in the display path); otherwise the session cwd
-// is canonicalised first, so `..` walks the physical parent like `cd -P`.
+// resolve resolves path for the call's session (contract §6.4, package
+// workdir).
 func (ts *toolset) resolve(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, error) {
-	cwd := exec.Cwd()
-	if cwd != "" && (hasDotDot(cwd) || hasDotDot(path)) {
-		cwd = ts.canonical(ctx, cwd)
-	}
-	return ts.fs.Resolve(ctx, path, fsapi.ResolveOptions{Cwd: cwd})
-}
-
-// canonical returns realpath(dir), or dir itself on error (contract §6.4).
-// It is the one place toolfs looks at the disk directly: the session's cwd
-// belongs to the session, not to the fs service, and realpath resolves
-// `link/..` physically, as `cd -P` does, which a lexical Resolve would not.
-func (ts *toolset) canonical(_ context.Context, dir string) string {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return dir
-	}
-	return real
-}
-
-// hasDotDot reports whether s has a `..` segment: `..` bounded by the start
-// or end of the string, `/` or `\` (contract §6.4).
-func hasDotDot(s string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], "..")
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || s[j-1] == '/' || s[j-1] == '\\'
-		after := j+2 == len(s) || s[j+2] == '/' || s[j+2] == '\\'
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
+	return workdir.Resolve(ctx, ts.fs, path, exec.Cwd())
 }
 
 // positiveInteger reports whether v is an integer ≥ 1 (contract §6.6.1,
 // §6.7.1).
 func positiveInteger(v float64) bool {
 	return v >= 1 && v == math.Trunc(v) && !math.IsInf(v, 0)
-}
-
-// Remedy suffixes of contract §6.5 ([D5]).
-const (
-	staleRemedy       = " — re-read the file, then retry"
-	notObservedRemedy = " — read the file, then retry"
-)
-
-// withRemedy shapes an error from the intent waterfall or the provider
-// mutation (contract §6.5): a coded FS_STALE_VERSION or FS_NOT_OBSERVED is
-// re-raised with the same code, the original as its cause and the remedy
-// suffix, once; everything else passes through unchanged.
-func withRemedy(err error) error {
-	var fe *fsapi.Error
-	if !errors.As(err, &fe) || err.Error() != fe.Message {
-		return err
-	}
-	suffix := ""
-	switch fe.Code {
-	case fsapi.CodeStaleVersion:
-		suffix = staleRemedy
-	case fsapi.CodeNotObserved:
-		suffix = notObservedRemedy
-	default:
-		return err
-	}
-	if strings.HasSuffix(fe.Message, suffix) {
-		return err
-	}
-	return &fsapi.Error{Code: fe.Code, Op: fe.Op, Path: fe.Path, Message: fe.Message + suffix, Err: fe}
 }
 
 // checkEscalation runs the escalation argument checks every write and

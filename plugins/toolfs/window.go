@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dsh-go/dsh/internal/jsnum"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -173,7 +174,7 @@ func scanWindow(chunks iter.Seq2[string, error], spec windowSpec, displayPath st
 	}
 	v, ok := s.Close()
 	if !ok {
-		return readValue{}, fsapi.ErrOffsetOutOfRange(formatNumber(spec.Offset), displayPath, v.TotalLines, "lines")
+		return readValue{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(spec.Offset), displayPath, v.TotalLines, "lines")
 	}
 	v.Path = displayPath
 	return v, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/linediff"
+	"github.com/dsh-go/dsh/internal/remedy"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -43,11 +45,11 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	intent, err := events.FSWriteIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil })
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	out, err := ts.fs.WriteText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, content, intent)
 	if err != nil {
-		return nil, withRemedy(err)
+		return nil, remedy.Shape(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err
@@ -65,5 +67,8 @@ func renderWriteValue(v any) string {
 func (ts *toolset) writeMeta(args tools.Args, v any) any {
 	path, _ := args.String("file_path")
 	wv := v.(writeValue)
-	return ts.diffMeta(path, wv.Before, wv.After, wv.basisOmitted)
+	// A create has no hunk whatever its size; an update past the basis
+	// has no texts to diff.
+	omitted := wv.basisOmitted && wv.Operation == fsapi.OperationUpdate
+	return linediff.BoundedMeta(path, wv.Before, wv.After, omitted, ts.diffBounds())
 }

@@ -267,7 +267,7 @@ var checks = []struct {
 		_, err = e.fs.EditText(ctx, tg, fsapi.EditRequest{OldString: "zzz"}, guard)
 		coded(t, err, fsapi.CodeEditNotFound, `old_string was not found in "%s"`, tg.DisplayPath)
 		_, err = e.fs.EditText(ctx, tg, fsapi.EditRequest{OldString: "aa"}, guard)
-		coded(t, err, fsapi.CodeAmbiguousEdit, `old_string matched 2 times in "%s"; provide a more specific old_string or set replace_all to true`, tg.DisplayPath)
+		coded(t, err, fsapi.CodeAmbiguousEdit, `old_string matched 3 times in "%s"; provide a more specific old_string or set replace_all to true`, tg.DisplayPath)
 		_, err = e.fs.EditText(cancelled(), tg, fsapi.EditRequest{OldString: "b"}, guard)
 		coded(t, err, fsapi.CodeAborted, "edit aborted", "")
 		bin, _ := e.create("bin", "a\x00")

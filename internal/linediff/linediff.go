@@ -1,4 +1,8 @@
-package toolfs
+// Package linediff computes the line-diff hunks of a mutation's meta
+// (contract §6.10): `{diffs: [{path, oldText, newText}]}`, shared by the
+// write and edit tools and the editor's str_replace and insert, bounded as
+// contract §5.4a [D20] says (`{diffsOmitted: true}` past the bounds).
+package linediff
 
 import (
 	"strings"
@@ -11,53 +15,74 @@ import (
 // hunk (contract §6.10).
 const diffContext = 3
 
-// diffHunk is one entry of meta.diffs (contract §6.10): Path is the raw
+// Hunk is one entry of meta.diffs (contract §6.10): Path is the raw
 // file_path argument as the model sent it; OldText is the hunk's old side
 // (context and removed lines) and NewText its new side (context and added
 // lines), each joined with "\n" without a trailing newline. OldText is nil
 // (JSON null) when the old side has no line, a pure insertion.
-type diffHunk struct {
+type Hunk struct {
 	Path    string  `json:"path"`
 	OldText *string `json:"oldText"`
 	NewText string  `json:"newText"`
 }
 
-// newDiffMeta returns the meta of a write or edit on path (the raw
-// file_path argument), as the _meta fields MCP sends (contract §6.8 Meta,
-// §6.9 Meta, §5.4a [D20]):
-//   - {"diffsOmitted": true} when omitted is set (the provider left out the
-//     texts), when before or after is longer than b.basis bytes (no diff is
-//     computed), or when the hunks' old and new texts add up to more than
-//     b.max bytes;
-//   - else {"diffs": []} when before is nil (a create, or a prior file that
-//     was not text), and {"diffs": hunks} otherwise (never nil, so `[]`).
-func newDiffMeta(path string, before *string, after string, omitted bool, b diffBounds) map[string]any {
+// Meta is the meta of a write or edit result: `{diffs}` (contract §6.8,
+// §6.9). Diffs is never nil, so it marshals as `[]`.
+type Meta struct {
+	Diffs []Hunk `json:"diffs"`
+}
+
+// Omitted is the meta of a mutation whose diff is over a bound:
+// `{diffsOmitted: true}` (contract §5.4a [D20]).
+type Omitted struct {
+	DiffsOmitted bool `json:"diffsOmitted"`
+}
+
+// Bounds are the two bounds of contract §5.4a [D20], toolfs's
+// diffMaxBytes and diffBasisMaxBytes: MaxBytes bounds the hunks' paths, old
+// and new texts together (each hunk repeats the path on the wire); no diff is computed when the text before or after is
+// longer than BasisMaxBytes.
+type Bounds struct {
+	MaxBytes      int
+	BasisMaxBytes int64
+}
+
+// DefaultBounds are toolfs's defaults: 65536 and 10485760 bytes.
+var DefaultBounds = Bounds{MaxBytes: 65536, BasisMaxBytes: 10485760}
+
+// NewMeta is BoundedMeta with DefaultBounds, for texts the provider
+// returned.
+func NewMeta(path string, before *string, after string) any {
+	return BoundedMeta(path, before, after, false, DefaultBounds)
+}
+
+// BoundedMeta returns the meta of a write or edit on path (the raw
+// file_path argument), contract §6.8 Meta, §6.9 Meta, §5.4a, first match:
+//   - Omitted when omitted is set: the provider left out the texts of an
+//     update past the diff basis;
+//   - Meta with no hunk when before is nil: a create, or a prior file that
+//     was not text, whatever the sizes;
+//   - Omitted when before or after is longer than b.BasisMaxBytes (no diff
+//     is computed) or when the hunks' paths, old and new texts add up to
+//     more than b.MaxBytes;
+//   - else Meta with the hunks of Hunks(path, *before, after).
+func BoundedMeta(path string, before *string, after string, omitted bool, b Bounds) any {
 	switch {
-	case omitted, int64(len(after)) > b.basis, before != nil && int64(len(*before)) > b.basis:
-		return map[string]any{"diffsOmitted": true}
+	case omitted:
+		return Omitted{DiffsOmitted: true}
 	case before == nil:
-		return map[string]any{"diffs": []diffHunk{}}
+		return Meta{Diffs: []Hunk{}}
+	case int64(len(after)) > b.BasisMaxBytes, int64(len(*before)) > b.BasisMaxBytes:
+		return Omitted{DiffsOmitted: true}
 	}
-	hunks, ok := boundedHunks(path, *before, after, b.max)
+	hunks, ok := boundedHunks(path, *before, after, b.MaxBytes)
 	if !ok {
-		return map[string]any{"diffsOmitted": true}
+		return Omitted{DiffsOmitted: true}
 	}
-	return map[string]any{"diffs": hunks}
+	return Meta{Diffs: hunks}
 }
 
-// diffBounds are toolfs's diffMaxBytes and diffBasisMaxBytes (contract
-// §5.4a).
-type diffBounds struct {
-	max   int
-	basis int64
-}
-
-// diffMeta is newDiffMeta under the activation's bounds.
-func (ts *toolset) diffMeta(path string, before *string, after string, omitted bool) map[string]any {
-	return newDiffMeta(path, before, after, omitted, diffBounds{max: ts.cfg.DiffMaxBytes, basis: ts.cfg.DiffBasisMaxBytes})
-}
-
-// diffHunks returns one entry per hunk of a line diff between the LF texts
+// Hunks returns one entry per hunk of a line diff between the LF texts
 // before and after, in file order, with diffContext lines of context
 // (contract §6.10). Lines compare with their newline, so a last line that
 // gains or loses its final newline counts as changed; the "No newline at end
@@ -65,13 +90,13 @@ func (ts *toolset) diffMeta(path string, before *string, after string, omitted b
 // slice. The line diff is go-udiff's LCS, which is minimal for small
 // differences; when several minimal diffs exist, which one is used is not
 // contractual.
-func diffHunks(path, before, after string) []diffHunk {
+func Hunks(path, before, after string) []Hunk {
 	hunks, _ := boundedHunks(path, before, after, -1)
 	return hunks
 }
 
-// boundedHunks is diffHunks that gives up (false) as soon as it knows the
-// hunks' old and new texts exceed maxBytes in total (no bound when
+// boundedHunks is Hunks that gives up (false) as soon as it knows the
+// hunks' paths, old and new texts exceed maxBytes in total (no bound when
 // maxBytes < 0), before building them.
 //
 // Only the region between the texts' common leading and trailing lines,
@@ -79,8 +104,8 @@ func diffHunks(path, before, after string) []diffHunk {
 // a one-line edit of a 10 MB file looks at a few lines, not at every line
 // twice. The common lines outside it can belong to no hunk, so the result is
 // what a diff of the whole texts gives.
-func boundedHunks(path, before, after string, maxBytes int) ([]diffHunk, bool) {
-	hunks := []diffHunk{}
+func boundedHunks(path, before, after string, maxBytes int) ([]Hunk, bool) {
+	hunks := []Hunk{}
 	if before == after {
 		return hunks, true
 	}
@@ -90,14 +115,16 @@ func boundedHunks(path, before, after string, maxBytes int) ([]diffHunk, bool) {
 	if maxBytes >= 0 {
 		total := 0
 		for _, sp := range spans {
-			total += joinedLen(a[sp.oldLo:sp.oldHi]) + joinedLen(b[sp.newLo:sp.newHi])
+			// Each hunk repeats the path on the wire, so it counts too: a
+			// long file_path times many hunks must not slip past the bound.
+			total += len(path) + joinedLen(a[sp.oldLo:sp.oldHi]) + joinedLen(b[sp.newLo:sp.newHi])
 		}
 		if total > maxBytes {
 			return nil, false
 		}
 	}
 	for _, sp := range spans {
-		h := diffHunk{Path: path, NewText: joinLines(b[sp.newLo:sp.newHi])}
+		h := Hunk{Path: path, NewText: joinLines(b[sp.newLo:sp.newHi])}
 		if sp.oldHi > sp.oldLo {
 			old := joinLines(a[sp.oldLo:sp.oldHi])
 			h.OldText = &old

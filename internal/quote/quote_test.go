@@ -1,4 +1,4 @@
-package toolfs
+package quote
 
 import (
 	"encoding/json"
@@ -59,7 +59,7 @@ func TestRenderName(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, renderName(tc.in))
+			assert.Equal(t, tc.want, Name(tc.in))
 		})
 	}
 }
@@ -70,7 +70,7 @@ func TestRenderName(t *testing.T) {
 // quoted name decodes as a JSON string to the Display'd name.
 func checkRenderName(t *testing.T, s string) {
 	t.Helper()
-	out := renderName(s)
+	out := Name(s)
 	require.True(t, utf8.ValidString(out), "output must be valid UTF-8: %q", out)
 	for _, r := range out {
 		require.False(t, r < 0x20, "raw C0 control %U in %q", r, out)

@@ -1,7 +1,8 @@
-package toolfs
+package linediff
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ func numbered(n int, change map[int]string) string {
 }
 
 // sides returns the hunks as {oldText|null, newText} JSON for comparison.
-func sides(t *testing.T, hunks []diffHunk) string {
+func sides(t *testing.T, hunks []Hunk) string {
 	t.Helper()
 	b, err := json.Marshal(hunks)
 	require.NoError(t, err)
@@ -67,13 +68,13 @@ func TestDiffHunks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.JSONEq(t, tc.want, sides(t, diffHunks("f.txt", tc.before, tc.after)))
+			assert.JSONEq(t, tc.want, sides(t, Hunks("f.txt", tc.before, tc.after)))
 		})
 	}
 }
 
 func TestDiffHunksKeepsTheRawPathArgument(t *testing.T) {
-	hunks := diffHunks("./sub/../w.txt", "a\n", "b\n")
+	hunks := Hunks("./sub/../w.txt", "a\n", "b\n")
 	require.Len(t, hunks, 1)
 	assert.Equal(t, "./sub/../w.txt", hunks[0].Path)
 }
@@ -81,32 +82,56 @@ func TestDiffHunksKeepsTheRawPathArgument(t *testing.T) {
 func TestDiffMeta(t *testing.T) {
 	before := "a\nb\n"
 	big := numbered(2000, nil)
-	bounds := diffBounds{max: 65536, basis: 10485760}
 	tests := []struct {
 		name    string
 		before  *string
 		after   string
 		omitted bool
-		bounds  diffBounds
+		bounds  Bounds
 		want    string
 	}{
-		{"a create has diffs [] (§6.8)", nil, "x\n", false, bounds, `{"diffs":[]}`},
-		{"an identical overwrite has diffs [] (§6.8)", &before, before, false, bounds, `{"diffs":[]}`},
-		{"an update of w.txt (E26)", &before, "x\ny\n", false, bounds, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
-		{"texts the provider left out give diffsOmitted (§5.4a)", nil, "", true, bounds, `{"diffsOmitted":true}`},
-		{"a prior text past the basis gives diffsOmitted", &big, "x\n", false, diffBounds{max: 65536, basis: 100}, `{"diffsOmitted":true}`},
-		{"a new text past the basis gives diffsOmitted, even for a create", nil, big, false, diffBounds{max: 65536, basis: 100}, `{"diffsOmitted":true}`},
-		{"diffs over diffMaxBytes are omitted", &big, "x\n", false, diffBounds{max: 1000, basis: 10485760}, `{"diffsOmitted":true}`},
-		{"diffs of exactly diffMaxBytes are kept", &before, "x\ny\n", false, diffBounds{max: 6, basis: 10485760}, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
-		{"diffs one byte over diffMaxBytes are omitted", &before, "x\ny\n", false, diffBounds{max: 5, basis: 10485760}, `{"diffsOmitted":true}`},
+		{"a create has diffs [] (§6.8)", nil, "x\n", false, DefaultBounds, `{"diffs":[]}`},
+		{"an identical overwrite has diffs [] (§6.8)", &before, before, false, DefaultBounds, `{"diffs":[]}`},
+		{"an update of w.txt (E26)", &before, "x\ny\n", false, DefaultBounds, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"texts the provider left out give diffsOmitted (§5.4a)", nil, "", true, DefaultBounds, `{"diffsOmitted":true}`},
+		{"a prior text past the basis gives diffsOmitted", &big, "x\n", false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffsOmitted":true}`},
+		{"a new text past the basis gives diffsOmitted", &before, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffsOmitted":true}`},
+		{"a create has diffs [] whatever its size (§6.8)", nil, big, false, Bounds{MaxBytes: 65536, BasisMaxBytes: 100}, `{"diffs":[]}`},
+		{"diffs over diffMaxBytes are omitted", &big, "x\n", false, Bounds{MaxBytes: 1000, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
+		// 5 bytes of path ("w.txt") + 3 of oldText + 3 of newText.
+		{"diffs of exactly diffMaxBytes are kept", &before, "x\ny\n", false, Bounds{MaxBytes: 11, BasisMaxBytes: 10485760}, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`},
+		{"diffs one byte over diffMaxBytes are omitted", &before, "x\ny\n", false, Bounds{MaxBytes: 10, BasisMaxBytes: 10485760}, `{"diffsOmitted":true}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(newDiffMeta("w.txt", tc.before, tc.after, tc.omitted, tc.bounds))
+			b, err := json.Marshal(BoundedMeta("w.txt", tc.before, tc.after, tc.omitted, tc.bounds))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(b))
 		})
 	}
+	// Each hunk repeats the path: a long file_path times many hunks counts
+	// against the bound, so the wire stays bounded (a trial sent a 400 KB
+	// path with 51 hunks: 20 MB of meta).
+	var lines, changed strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&lines, "line %d\n", i)
+		if i%20 == 0 {
+			fmt.Fprintf(&changed, "LINE %d\n", i)
+		} else {
+			fmt.Fprintf(&changed, "line %d\n", i)
+		}
+	}
+	longPath := strings.Repeat("./", 20000) + "d.txt"
+	prior := lines.String()
+	wire, err := json.Marshal(BoundedMeta(longPath, &prior, changed.String(), false, DefaultBounds))
+	require.NoError(t, err)
+	assert.Equal(t, `{"diffsOmitted":true}`, string(wire), "100 hunks of a 40 KB path are over 64 KiB")
+	wire, err = json.Marshal(BoundedMeta("d.txt", &prior, changed.String(), false, DefaultBounds))
+	require.NoError(t, err)
+	assert.Contains(t, string(wire), `"diffs":[{"path":"d.txt"`, "the same diff with a short path is kept")
+	m, err := json.Marshal(NewMeta("w.txt", &before, "x\ny\n"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"diffs":[{"path":"w.txt","oldText":"a\nb","newText":"x\ny"}]}`, string(m), "NewMeta is bounded by the defaults")
 }
 
 // TestDiffOfALargeTextLooksOnlyAtTheChange: a one-line change in a large
@@ -116,8 +141,8 @@ func TestDiffMeta(t *testing.T) {
 func TestDiffOfALargeTextLooksOnlyAtTheChange(t *testing.T) {
 	before := numbered(200000, nil)
 	after := numbered(200000, map[int]string{100000: "CHANGED"})
-	var hunks []diffHunk
-	allocs := testing.AllocsPerRun(3, func() { hunks = diffHunks("f", before, after) })
+	var hunks []Hunk
+	allocs := testing.AllocsPerRun(3, func() { hunks = Hunks("f", before, after) })
 	require.Len(t, hunks, 1)
 	assert.Equal(t, "line99997\nline99998\nline99999\nline100000\nline100001\nline100002\nline100003", *hunks[0].OldText)
 	assert.Equal(t, "line99997\nline99998\nline99999\nCHANGED\nline100001\nline100002\nline100003", hunks[0].NewText)
@@ -177,9 +202,9 @@ func checkTiling(t *testing.T, before, after string) (a, b []string, spans []hun
 func checkSpans(t *testing.T, before, after string) {
 	t.Helper()
 	checkTiling(t, before, after)
-	hunks := diffHunks("p", before, after)
+	hunks := Hunks("p", before, after)
 	if before == after {
-		require.Equal(t, []diffHunk{}, hunks)
+		require.Equal(t, []Hunk{}, hunks)
 		return
 	}
 	lo, hb, ha := changedRegion(before, after)

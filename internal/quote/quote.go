@@ -1,11 +1,14 @@
-package toolfs
+// Package quote renders names and paths for model-visible listings: the
+// quoting of contract §6.6.5, shared by the list tool, the editor's directory
+// view (editor.md §8.4) and the search tools (search.md).
+package quote
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// renderName returns s as the list tool shows a name or a directory path
+// Name returns s as the list tool shows a name or a directory path
 // (contract §6.6.5). s is emitted verbatim unless it contains a control
 // character (Cc: U+0000–U+001F, U+007F–U+009F), contains a backslash or the
 // substring `</`, starts with `"`, ends with `@`, or is not valid UTF-8
@@ -17,7 +20,7 @@ import (
 // copied raw, and finally every `</` becomes `<\/`. The result is always
 // valid UTF-8. It is not encoding/json's escaping, which also escapes `<`,
 // `>`, `&`, U+2028 and U+2029.
-func renderName(s string) string {
+func Name(s string) string {
 	if !needsQuoting(s) {
 		return s
 	}

@@ -1,4 +1,7 @@
-package toolfs
+// Package jsnum prints numbers as JavaScript's Number.prototype.toString
+// does, the number form of contract §6.7.1 that argument echoes in tool
+// messages use.
+package jsnum
 
 import (
 	"math"
@@ -6,7 +9,7 @@ import (
 	"strings"
 )
 
-// formatNumber returns v as JavaScript's Number.prototype.toString prints it,
+// Format returns v as JavaScript's Number.prototype.toString prints it,
 // which is how offsets appear in read and list messages and footers (contract
 // §6.7.1, Note (Go)). With the shortest round-tripping digits d₁…d_k and
 // decimal exponent n (v = 0.d₁…d_k × 10ⁿ):
@@ -16,7 +19,7 @@ import (
 //     `1.5e+300`, `1e-7`;
 //   - 0 and −0 print `0`, a negative number gets a leading `-`, and NaN and
 //     ±Inf print `NaN`, `Infinity`, `-Infinity`.
-func formatNumber(v float64) string {
+func Format(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"

@@ -1,4 +1,4 @@
-package toolfs
+package jsnum
 
 import (
 	"math"
@@ -40,7 +40,7 @@ func TestFormatNumber(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, formatNumber(tc.in))
+			assert.Equal(t, tc.want, Format(tc.in))
 		})
 	}
 }
@@ -54,8 +54,8 @@ func TestFormatNumberAgreesWithPlainFormBelow1e21(t *testing.T) {
 			if v >= 1e21 {
 				continue
 			}
-			assert.Equal(t, strconv.FormatFloat(v, 'f', -1, 64), formatNumber(v), "v=%v", v)
-			assert.Equal(t, "-"+strconv.FormatFloat(v, 'f', -1, 64), formatNumber(-v), "v=%v", -v)
+			assert.Equal(t, strconv.FormatFloat(v, 'f', -1, 64), Format(v), "v=%v", v)
+			assert.Equal(t, "-"+strconv.FormatFloat(v, 'f', -1, 64), Format(-v), "v=%v", -v)
 		}
 	}
 }

@@ -1,0 +1,165 @@
+// Package glob is the glob pattern language of the search tools
+// (search.md §4.5): doublestar's syntax, our anchoring rules and a validator
+// that names the first problem of an invalid pattern.
+package glob
+
+import (
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// The reasons Validate reports (search.md §4.5).
+const (
+	ReasonDanglingEscape = `dangling '\'`
+	ReasonUnclosedClass  = "unclosed character class; missing ']'"
+	ReasonEmptyClass     = "empty character class"
+	ReasonUnopenedAlt    = "unopened alternate group; unexpected '}'"
+	ReasonUnclosedAlt    = "unclosed alternate group; missing '}'"
+)
+
+// Validate scans pattern left to right and returns the first problem found,
+// or "" when the pattern is valid (search.md §4.5): a trailing `\`; a `[`
+// never closed by `]` (inside a class a `\` escapes the next character, and
+// one that ends the pattern reports the unclosed class); a class with no
+// members (`[]`, `[!]`, `[^]`); a `}` with no open `{`; a `{` still open at
+// the end. It rejects exactly what doublestar.ValidatePattern rejects.
+func Validate(pattern string) string {
+	depth := 0
+	n := len(pattern)
+	for i := 0; i < n; i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+			if i >= n {
+				return ReasonDanglingEscape
+			}
+		case '[':
+			i++
+			if i < n && (pattern[i] == '!' || pattern[i] == '^') {
+				i++
+			}
+			if i >= n {
+				return ReasonUnclosedClass
+			}
+			if pattern[i] == ']' {
+				return ReasonEmptyClass
+			}
+			closed := false
+			for ; i < n; i++ {
+				if pattern[i] == '\\' {
+					i++
+				} else if pattern[i] == ']' {
+					closed = true
+					break
+				}
+			}
+			if !closed {
+				return ReasonUnclosedClass
+			}
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return ReasonUnopenedAlt
+			}
+			depth--
+		}
+	}
+	if depth > 0 {
+		return ReasonUnclosedAlt
+	}
+	return ""
+}
+
+// Pattern is a validated glob with its anchoring decided (search.md §4.5).
+// The zero value matches nothing.
+type Pattern struct {
+	expr     string // the pattern after removing leading "/" and "./"
+	anchored bool   // matched against the whole path, else against the name
+	none     bool   // ends with "/" or is empty after the prefix removal
+}
+
+// Compile validates pattern and applies the anchoring rules: while the
+// pattern starts with `/` or `./` that prefix is removed and the pattern is
+// anchored; a pattern holding `/` anywhere is anchored too; one that ends
+// with `/` or is empty after the removal matches no file. It returns the
+// Validate reason for an invalid pattern.
+func Compile(pattern string) (Pattern, string) {
+	if reason := Validate(pattern); reason != "" {
+		return Pattern{}, reason
+	}
+	p := Pattern{expr: pattern}
+	for {
+		switch {
+		case strings.HasPrefix(p.expr, "/"):
+			p.expr, p.anchored = p.expr[1:], true
+			continue
+		case strings.HasPrefix(p.expr, "./"):
+			p.expr, p.anchored = p.expr[2:], true
+			continue
+		}
+		break
+	}
+	if strings.Contains(p.expr, "/") {
+		p.anchored = true
+	}
+	p.none = p.expr == "" || strings.HasSuffix(p.expr, "/")
+	return p, ""
+}
+
+// Anchored reports whether the pattern is matched against the whole path.
+func (p Pattern) Anchored() bool { return p.anchored }
+
+// Match reports whether a file whose path below the search root is rel
+// (with '/' separators) and whose name is name matches: an anchored pattern
+// against rel, any other against name.
+func (p Pattern) Match(rel, name string) bool {
+	if p.none {
+		return false
+	}
+	if p.anchored {
+		return doublestar.MatchUnvalidated(p.expr, rel)
+	}
+	return doublestar.MatchUnvalidated(p.expr, name)
+}
+
+// HasListComma reports whether include has a comma outside braces and
+// outside `[...]` classes (search.md §6.2 step 5). Braces are counted
+// literally ({ opens, } closes, never below zero) and a backslash escapes
+// nothing, so `a\,b` is a list; classes are skipped as Validate scans them.
+func HasListComma(include string) bool {
+	depth := 0
+	n := len(include)
+	for i := 0; i < n; i++ {
+		switch include[i] {
+		case '[':
+			j := i + 1
+			if j < n && (include[j] == '!' || include[j] == '^') {
+				j++
+			}
+			if j < n && include[j] == ']' {
+				continue // an empty class: the `]` is not a closer here
+			}
+			for ; j < n; j++ {
+				if include[j] == '\\' {
+					j++
+				} else if include[j] == ']' {
+					break
+				}
+			}
+			i = j // an unclosed class runs to the end, as Validate scans it
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+package glob
+
+import (
+	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestValidateNamesTheFirstProblem(t *testing.T) {
+	tests := []struct{ pattern, want string }{
+		{"*.go", ""},
+		{"{a,{b,c}}", ""},
+		{"{}", ""},
+		{`\*`, ""},
+		{"[a-z]", ""},
+		{"[]]", ReasonEmptyClass},
+		{`a\`, ReasonDanglingEscape},
+		{"[ab", ReasonUnclosedClass},
+		{`[a\`, ReasonUnclosedClass},
+		{`[a\]`, ReasonUnclosedClass},
+		{"[", ReasonUnclosedClass},
+		{"[!", ReasonUnclosedClass},
+		{"[]", ReasonEmptyClass},
+		{"[!]", ReasonEmptyClass},
+		{"[^]", ReasonEmptyClass},
+		{"[]x", ReasonEmptyClass},
+		{"a}", ReasonUnopenedAlt},
+		{"{a,b", ReasonUnclosedAlt},
+		{"{a}}", ReasonUnopenedAlt},
+		{"}{", ReasonUnopenedAlt},
+		{`{a\`, ReasonDanglingEscape},
+		{"[ab{", ReasonUnclosedClass},
+		{"{[", ReasonUnclosedClass},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, Validate(tc.pattern), "pattern %q", tc.pattern)
+		assert.Equal(t, tc.want == "", doublestar.ValidatePattern(tc.pattern), "doublestar agrees on %q", tc.pattern)
+	}
+}
+
+// FuzzValidate checks that Validate rejects exactly what doublestar rejects,
+// never panics, and that a valid pattern compiles and matches without
+// panicking.
+func FuzzValidate(f *testing.F) {
+	for _, s := range []string{"*.go", "[ab", "{a,b", "a}", `a\`, "[]", "**/x/*.{go,ts}", "[!a-z]?", "\xff[\xfe]"} {
+		f.Add(s, "a/b.go")
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		reason := Validate(pattern)
+		if (reason == "") != doublestar.ValidatePattern(pattern) {
+			t.Fatalf("Validate(%q) = %q, doublestar.ValidatePattern = %v", pattern, reason, doublestar.ValidatePattern(pattern))
+		}
+		p, r := Compile(pattern)
+		if r != reason {
+			t.Fatalf("Compile reason %q, Validate %q", r, reason)
+		}
+		if r == "" {
+			name := path
+			for i := len(path) - 1; i >= 0; i-- {
+				if path[i] == '/' {
+					name = path[i+1:]
+					break
+				}
+			}
+			p.Match(path, name)
+		}
+		HasListComma(pattern)
+	})
+}
+
+func TestAnchoring(t *testing.T) {
+	tests := []struct {
+		pattern, rel string
+		want         bool
+	}{
+		{"*.go", "a.go", true},
+		{"*.go", "cmd/x/c.go", true},
+		{"/*.go", "a.go", true},
+		{"/*.go", "cmd/b.go", false},
+		{"./*.go", "a.go", true},
+		{"./*.go", "cmd/b.go", false},
+		{".//./*.go", "a.go", true},
+		{"cmd/*.go", "cmd/b.go", true},
+		{"cmd/*.go", "cmd/x/c.go", false},
+		{"cmd/*.go", "x/cmd/b.go", false},
+		{"**/test/*.go", "a/test/x.go", true},
+		{"**/test/*.go", "test/x.go", true},
+		{"**", "a/b/c", true},
+		{"a/**", "a", true},
+		{"{a/b,c}", "c", true},
+		{"{a/b,c}", "x/c", false},
+		{"{a/b,c}", "a/b", true},
+		{`a\/b`, "a/b", true},
+		{"cmd/", "cmd", false},
+		{"/", "a", false},
+		{"./", "a", false},
+		{"?.txt", "é.txt", true},
+		{"?.txt", "\xff.txt", true},
+		{"[z-a]", "m", false},
+		{"*.GO", "a.go", false},
+		{"{}a", "a", true},
+		{"a,b", "a,b", true},
+	}
+	for _, tc := range tests {
+		p, reason := Compile(tc.pattern)
+		assert.Empty(t, reason, tc.pattern)
+		name := tc.rel
+		for i := len(tc.rel) - 1; i >= 0; i-- {
+			if tc.rel[i] == '/' {
+				name = tc.rel[i+1:]
+				break
+			}
+		}
+		assert.Equal(t, tc.want, p.Match(tc.rel, name), "%q against %q", tc.pattern, tc.rel)
+	}
+	var zero Pattern
+	assert.False(t, zero.Match("a", "a"), "the zero pattern matches nothing")
+}
+
+func TestHasListComma(t *testing.T) {
+	tests := []struct {
+		include string
+		want    bool
+	}{
+		{"*.go,*.ts", true},
+		{"*.{go,ts}", false},
+		{`a\,b`, true},
+		{"[,]x", false},
+		{"[a,b", false},
+		{"}a,b", true},
+		{"{a,{b,c}},d", true},
+		{"[]],x", true},
+		{"[!,]", false},
+		{"plain", false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, HasListComma(tc.include), tc.include)
+	}
+}

@@ -1,0 +1,177 @@
+package fslocal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/fslocal"
+)
+
+// The cross-process test (issue 11 item 1, contract §3.9 [D18]) re-executes
+// the test binary twice: two provider instances in two processes, like two
+// dshhost servers on one workspace.
+const (
+	raceChildEnv  = "FSLOCAL_RACE_CHILD" // the workspace; set only in the child
+	raceModeEnv   = "FSLOCAL_RACE_MODE"  // "edit" or "create"
+	raceRounds    = 150                  // attempts per child
+	raceCounter   = "counter.txt"        // the edit mode's shared file
+	raceCreateFmt = "new-%03d.txt"       // the create mode's names
+	raceTagEnv    = "FSLOCAL_RACE_TAG"   // what the create mode writes
+)
+
+// runRaceChild is the child. In "edit" mode it reads the counter file
+// (version from a stat before the read, as the read tool does), then edits
+// n to n+1 guarded by that version, raceRounds times, and prints how many
+// edits succeeded; a guarded loser must fail FS_STALE_VERSION. In "create"
+// mode it creates each name with CreateIfAbsent and its tag, and prints the
+// names it won; a loser must fail FS_NOT_OBSERVED.
+func runRaceChild() {
+	dir := os.Getenv(raceChildEnv)
+	p, err := fslocal.New(fslocal.Config{Cwd: dir, Root: dir})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	switch os.Getenv(raceModeEnv) {
+	case "edit":
+		tg, err := p.Resolve(ctx, raceCounter, fsapi.ResolveOptions{})
+		if err != nil {
+			fail(err)
+		}
+		won := 0
+		for range raceRounds {
+			info, err := p.Stat(ctx, tg)
+			if err != nil {
+				fail(err)
+			}
+			text, err := p.ReadText(ctx, tg)
+			if err != nil {
+				fail(err)
+			}
+			n, err := strconv.Atoi(strings.TrimSpace(text))
+			if err != nil {
+				fail(err) // a torn or mixed file
+			}
+			_, err = p.EditText(ctx, tg, fsapi.EditRequest{OldString: text, NewString: strconv.Itoa(n+1) + "\n"}, &fsapi.EditGuard{Version: info.Version})
+			var fe *fsapi.Error
+			switch {
+			case err == nil:
+				won++
+			case errors.As(err, &fe) && fe.Code == fsapi.CodeStaleVersion:
+			default:
+				fail(err)
+			}
+		}
+		fmt.Println(won)
+	case "create":
+		tag := os.Getenv(raceTagEnv)
+		for i := range raceRounds {
+			tg, err := p.Resolve(ctx, fmt.Sprintf(raceCreateFmt, i), fsapi.ResolveOptions{})
+			if err != nil {
+				fail(err)
+			}
+			_, err = p.WriteText(ctx, tg, tag, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
+			var fe *fsapi.Error
+			switch {
+			case err == nil:
+				fmt.Println(i)
+			case errors.As(err, &fe) && fe.Code == fsapi.CodeNotObserved:
+			default:
+				fail(err)
+			}
+		}
+	}
+	os.Exit(0)
+}
+
+// runRacePair runs two children in mode on dir at once and returns their
+// outputs.
+func runRacePair(t *testing.T, dir, mode string) [2]string {
+	t.Helper()
+	var cmds [2]*exec.Cmd
+	var outs [2]strings.Builder
+	var errs [2]strings.Builder
+	for i := range cmds {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), raceChildEnv+"="+dir, raceModeEnv+"="+mode, raceTagEnv+"="+strconv.Itoa(i))
+		cmd.Stdout, cmd.Stderr = &outs[i], &errs[i]
+		require.NoError(t, cmd.Start())
+		cmds[i] = cmd
+	}
+	var res [2]string
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), "child %d: %s", i, errs[i].String())
+		res[i] = outs[i].String()
+	}
+	return res
+}
+
+func TestTwoProcessesLoseNoUpdate(t *testing.T) {
+	t.Run("guarded edits: every success is counted once", func(t *testing.T) {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, raceCounter), []byte("0\n"), 0o644))
+		outs := runRacePair(t, dir, "edit")
+		total := 0
+		for _, out := range outs {
+			n, err := strconv.Atoi(strings.TrimSpace(out))
+			require.NoError(t, err)
+			total += n
+		}
+		b, err := os.ReadFile(filepath.Join(dir, raceCounter))
+		require.NoError(t, err)
+		assert.Equal(t, strconv.Itoa(total)+"\n", string(b), "the file counts every successful edit")
+		assert.Positive(t, total)
+		assert.Equal(t, []string{raceCounter}, names(t, dir), "no lock or staging file is left")
+	})
+	t.Run("guarded creates: one winner per name, never clobbered", func(t *testing.T) {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		require.NoError(t, err)
+		outs := runRacePair(t, dir, "create")
+		winner := map[int]string{}
+		for tag, out := range outs {
+			for _, s := range strings.Fields(out) {
+				i, err := strconv.Atoi(s)
+				require.NoError(t, err)
+				_, dup := winner[i]
+				require.False(t, dup, "name %d created by both", i)
+				winner[i] = strconv.Itoa(tag)
+			}
+		}
+		require.Len(t, winner, raceRounds, "every name was created once")
+		for i, tag := range winner {
+			b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf(raceCreateFmt, i)))
+			require.NoError(t, err)
+			assert.Equal(t, tag, string(b), "name %d holds its winner's content", i)
+		}
+		assert.Len(t, names(t, dir), raceRounds, "no lock or staging file is left")
+	})
+}
+
+// names lists dir's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+package fslocal
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// TestOpenWithoutOpenat2 takes the os.Root path Open falls back to where
+// openat2 is unavailable: the same bytes and the same errors.
+func TestOpenWithoutOpenat2(t *testing.T) {
+	rawOpenDisabled = true
+	defer func() { rawOpenDisabled = false }()
+	w, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	p, err := New(Config{Cwd: w, Root: w})
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, os.WriteFile(filepath.Join(w, "a.bin"), []byte("\xEF\xBB\xBFx\x00"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(w, "d"), 0o755))
+	tg, err := p.Resolve(context.Background(), "a.bin", fsapi.ResolveOptions{})
+	require.NoError(t, err)
+	rc, err := p.Open(context.Background(), tg)
+	require.NoError(t, err)
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	assert.Equal(t, "\xEF\xBB\xBFx\x00", string(got))
+	d, err := p.Resolve(context.Background(), "d", fsapi.ResolveOptions{})
+	require.NoError(t, err)
+	_, err = p.Open(context.Background(), d)
+	assert.EqualError(t, err, `cannot read "`+w+`/d": not a regular file`)
+}

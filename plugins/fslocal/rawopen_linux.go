@@ -1,0 +1,46 @@
+package fslocal
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// errNoRawOpen means openRaw cannot help here; the caller takes the os.Root
+// path.
+var errNoRawOpen = errors.New("openat2 unavailable")
+
+// rawOpenDisabled makes openRaw report errNoRawOpen, as on a kernel
+// without openat2; tests set it to cover the fallback.
+var rawOpenDisabled bool
+
+// rawOpenFlags open a file for reading without blocking on a FIFO and
+// without making a terminal the controlling one.
+const rawOpenFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
+
+// openRaw opens the key abs read-only and returns its descriptor. Under
+// confinement it is one openat2 beneath the root's descriptor with
+// RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS: a component that would leave the
+// root fails EXDEV. Without confinement it is a plain open of the absolute
+// key.
+func (t *tree) openRaw(abs string) (int, error) {
+	if rawOpenDisabled {
+		return -1, errNoRawOpen
+	}
+	if t.root == nil {
+		return unix.Open(abs, rawOpenFlags, 0)
+	}
+	n, err := t.name(abs)
+	if err != nil {
+		return -1, err
+	}
+	dirfd, err := t.rootFD()
+	if err != nil {
+		return -1, errNoRawOpen
+	}
+	fd, err := unix.Openat2(dirfd, n, &unix.OpenHow{Flags: rawOpenFlags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+	if errors.Is(err, unix.ENOSYS) {
+		return -1, errNoRawOpen
+	}
+	return fd, err
+}

@@ -1,0 +1,86 @@
+package fslocal
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/eol"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// rewrite runs one guarded rewrite of the text file t under t's per-target
+// lock, the frame EditText and InsertText share (contract §3.8 steps 1–5
+// and 9–11, editor.md §2.1 steps 1, 6 and 7): FS_ABORTED `edit aborted`;
+// FS_STALE_VERSION `cannot edit "<p>": file changed since it was read` when
+// t is absent, guarded or not, or when guard's version differs;
+// FS_NOT_REGULAR_FILE; the read with FS_PERMISSION_DENIED; FS_NOT_TEXT for a
+// NUL anywhere, then for invalid UTF-8; FS_WRITE_FAILED when a killed
+// in-place rewrite left a copy that cannot be applied ([D9+]). edit gets the
+// whole file text (BOM included) and returns the new text and the LF view of
+// the old one, or an error that ends the call with nothing written. The new
+// text is committed as WriteText commits, under the cross-process lock too
+// ([D18]), the version re-probed, and the outcome holds the LF views before
+// and after, or, when the text before or after is larger than the diff basis
+// bound carried by ctx, BasisOmitted and no views (contract §5.4a [D20]).
+func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.EditGuard, edit func(text string) (data, view string, err error)) (fsapi.EditOutcome, error) {
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	lk, release, err := p.lockTarget(ctx, t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	defer release()
+
+	fi, err := p.statKey(t.Key)
+	switch {
+	case err != nil && absent(err):
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	case err != nil:
+		return fsapi.EditOutcome{}, coded("edit", t.DisplayPath, err)
+	case !fi.Mode().IsRegular():
+		return fsapi.EditOutcome{}, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+	}
+	if fi, err = p.recoverBefore(ctx, t, "edit", fi); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	if guard != nil && versionOf(fi) != guard.Version {
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	}
+	if err := ctx.Err(); err != nil {
+		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	text, src, err := p.readPrior(ctx, t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	defer src.Close()
+	if strings.IndexByte(text, 0) >= 0 {
+		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
+	}
+	if !utf8.ValidString(text) {
+		return fsapi.EditOutcome{}, fsapi.ErrInvalidUTF8("edit", t.DisplayPath)
+	}
+
+	data, view, err := edit(text)
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+
+	if err := p.commit(ctx, t, change{op: "edit", data: data, prior: fi, src: src, lock: lk}); err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	version, err := p.reprobe(t, "edit")
+	if err != nil {
+		return fsapi.EditOutcome{}, err
+	}
+	out := fsapi.EditOutcome{Version: version}
+	if basis := fsapi.DiffBasis(ctx); int64(len(text)) > basis || int64(len(data)) > basis {
+		out.BasisOmitted = true // [D20]: no texts past the diff basis
+		return out, nil
+	}
+	after, _ := eol.StripBOM(data)
+	out.Before, out.After = view, eol.ToLF(after)
+	return out, nil
+}

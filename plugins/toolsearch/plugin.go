@@ -1,0 +1,61 @@
+package toolsearch
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// Plugin is the `toolsearch` plugin (search.md §1): it injects the `fs` and
+// `tools` services, waits for both, and registers the tools glob and grep
+// and their prompt sections tool:glob (order 103) and tool:grep (order
+// 104); all of them go away when either service does.
+var Plugin = host.Define[Config]("toolsearch", apply,
+	host.Inject(fsapi.Key, tools.Key),
+	host.Defaults(DefaultConfig))
+
+func init() { host.Register(Plugin) }
+
+// searcher is one activation: the fs service and the config.
+type searcher struct {
+	fs  fsapi.FileSystem
+	cfg Config
+}
+
+func apply(_ context.Context, s *host.Scope, cfg Config) error {
+	se := &searcher{fs: fsapi.Key.Must(s), cfg: cfg}
+	reg := tools.Key.Must(s)
+	for _, t := range se.tools() {
+		if _, err := reg.Register(s, t); err != nil {
+			return err
+		}
+	}
+	for _, sec := range sections {
+		if _, err := reg.AddSection(s, sec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tools returns glob and grep, in registration order. Both are read-only
+// and parallel-safe (search.md §1).
+func (se *searcher) tools() []tools.Tool {
+	always := func(tools.Args) bool { return true }
+	return []tools.Tool{
+		{Name: "glob", Description: globDescription(se.cfg.GlobMaxResults), Parameters: json.RawMessage(globParameters),
+			Output: json.RawMessage(globOutput), ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob),
+			Summary: summarizeGlob, SummarySchema: json.RawMessage(globSummarySchema), ConcurrencySafe: always},
+		{Name: "grep", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: json.RawMessage(grepParameters),
+			Output: json.RawMessage(grepOutput), ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep),
+			Summary: summarizeGrep, SummarySchema: json.RawMessage(grepSummarySchema), ConcurrencySafe: always},
+	}
+}
+
+// textOf adapts a value renderer to the registry's one-text-block form.
+func textOf[V any](render func(V) string) func(tools.Args, any) []tools.Block {
+	return func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(render(v.(V)))} }
+}
