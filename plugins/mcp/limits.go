@@ -13,8 +13,9 @@ import (
 // callLimits bounds and drains the server's tool calls: at most max run at
 // once (the rest wait; one whose context ends while it waits is handed to
 // the registry cancelled, which answers `tool call aborted before
-// dispatch`, contract §5.2 step 2); each runs under the call timeout; Drain
-// refuses new calls, waits for those in flight, then cancels them.
+// dispatch`, contract §5.2 step 2); each runs under the call timeout; the
+// drain waits for the calls in flight (and the HTTP requests, which it
+// refuses from then on), then cancels them.
 type callLimits struct {
 	slots   chan struct{}
 	timeout time.Duration
@@ -57,9 +58,7 @@ const abortGrace = time.Second
 // result, or the timeout / aborted result when the call's context ended
 // first.
 func (c *callLimits) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
-	if !c.running.begin() {
-		return failure("the server is shutting down; the call was not run", "AbortError", "ABORTED_BEFORE_DISPATCH")
-	}
+	c.running.add() // the transports stop accepting; a call they accepted runs
 	defer c.running.end()
 	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
 	defer cancel()
@@ -131,6 +130,16 @@ func (t *tracker) begin() bool {
 	return true
 }
 
+// add counts one unit of work, draining or not.
+func (t *tracker) add() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n == 0 {
+		t.idle = make(chan struct{})
+	}
+	t.n++
+}
+
 func (t *tracker) end() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -155,7 +164,7 @@ func (t *tracker) startDrain() <-chan struct{} {
 	return t.idle
 }
 
-// drain refuses new calls and HTTP requests, waits up to timeout (or ctx)
+// drain refuses new HTTP requests, waits up to timeout (or ctx)
 // for those in flight to be answered, then cancels the contexts of the
 // calls left. It reports whether everything was answered in time.
 func (c *callLimits) drain(ctx context.Context, timeout time.Duration) bool {

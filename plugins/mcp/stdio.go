@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -82,6 +83,8 @@ type stdioConn struct {
 	closeOnce sync.Once
 	ended     chan struct{} // closed when readLoop returns
 
+	initialized bool // an initialize request was read (readLoop's own)
+
 	requests *tracker            // optional: counts the unanswered requests for the drain
 	pmu      sync.Mutex          // guards pending
 	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
@@ -99,6 +102,9 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
 		case len(bytes.TrimSpace(line)) > 0:
 			if msg, code, why := decodeLine(line); msg != nil {
+				if c.reinitialize(msg) {
+					continue
+				}
 				c.track(msg)
 				if !c.deliver(stdioRead{msg: msg}) {
 					return
@@ -135,7 +141,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > limit+1 { // +1: the newline itself
+			if len(line)+len(chunk) > limit+2 { // +2: "\r\n" at most
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -147,27 +153,61 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 		if tooLong {
 			return nil, true, err
 		}
-		return bytes.TrimSuffix(line, []byte{'\n'}), false, err
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		if len(line) > limit {
+			return nil, true, err
+		}
+		return line, false, err
 	}
 }
 
 // decodeLine decodes one line as a JSON-RPC message, or returns the
-// error code and message of its reply.
-// The line is decoded once; only a line that fails is scanned again, to
-// tell bad JSON from a JSON value that is no message.
+// error code and message of its reply:
+//   - -32700 when the line is not one JSON value (bad JSON, or a value
+//     followed by anything: `{..}{..}`, `{..} x`, `{..}\r{..}`);
+//   - -32600 when it is JSON but no message: not an object (`42`, `[]`, a
+//     batch), nested deeper than the decoders allow, an id that is neither
+//     a string nor an integer (`1.5`, `null`, `{}`), or a shape the SDK
+//     refuses.
+//
+// The line is scanned twice: once by the standard decoder (one value, and
+// its raw id), once by the SDK's.
 func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	trimmed := bytes.TrimSpace(line)
-	if trimmed[0] == '{' {
-		if msg, err := jsonrpc.DecodeMessage(trimmed); err == nil {
-			return msg, 0, ""
-		} else if json.Valid(trimmed) {
-			return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
-		}
+	var probe struct {
+		ID json.RawMessage `json:"id"`
 	}
-	if !json.Valid(trimmed) {
+	if err := json.Unmarshal(trimmed, &probe); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr):
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+		case strings.Contains(err.Error(), "exceeded max depth"):
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: the message is nested too deeply"
+		}
 		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
 	}
-	return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+	if probe.ID != nil && !validID(probe.ID) {
+		return nil, jsonrpc.CodeInvalidRequest, "invalid request: an id must be a string or an integer"
+	}
+	msg, err := jsonrpc.DecodeMessage(trimmed)
+	if err != nil {
+		return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
+	}
+	return msg, 0, ""
+}
+
+// validID reports whether a raw id is a JSON string or integer.
+func validID(raw json.RawMessage) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		return true
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		return !bytes.ContainsAny(raw, ".eE")
+	}
+	return false
 }
 
 // reject writes an error reply with id null (JSON-RPC 2.0 §5 for a request
@@ -179,6 +219,29 @@ func (c *stdioConn) reject(code int64, message string) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, _ = io.WriteString(c.w, frame)
+}
+
+// reinitialize answers a second initialize request itself, with -32600
+// and its id (the SDK would answer error code 0), and reports whether msg
+// was one.
+func (c *stdioConn) reinitialize(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "initialize" {
+		return false
+	}
+	if !c.initialized {
+		c.initialized = true
+		return false
+	}
+	if req.IsCall() {
+		frame, err := encodeFrame(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is already initialized"}})
+		if err == nil {
+			c.writeMu.Lock()
+			_, _ = c.w.Write(frame)
+			c.writeMu.Unlock()
+		}
+	}
+	return true
 }
 
 // track records a request that needs an answer.
