@@ -17,16 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/internal/stacktest"
 )
-
-// tokenTransport sends a bearer token.
-type tokenTransport string
-
-func (tok tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(tok))
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // startHTTP starts `dshhost serve --http 127.0.0.1:0 args...` and returns
 // the process and the URL from its `listening on` line.
@@ -74,7 +67,7 @@ func TestServeOverHTTP(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport("s3cret")}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: "s3cret", Next: http.DefaultTransport}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), tr, nil)
 	require.NoError(t, err)
 	assert.Contains(t, text(t, callTool(t, cs, "read", map[string]any{"file_path": "a.txt"})), "1: over http")
@@ -103,7 +96,7 @@ func TestServeHTTPGeneratesAToken(t *testing.T) {
 		}
 		return token != ""
 	}, 5*time.Second, 10*time.Millisecond)
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport(token)}}
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: token, Next: http.DefaultTransport}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), tr, nil)
 	require.NoError(t, err)
 	_, err = cs.ListTools(t.Context(), nil)

@@ -61,23 +61,6 @@ func serveHTTP(t testing.TB, edit func(*mcpserver.Config)) *served {
 	return &served{Stack: st, srv: srv, stderr: &stderr}
 }
 
-// bearer adds a token (and optional headers) to every request.
-type bearer struct {
-	token  string
-	header http.Header
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	for k, v := range b.header {
-		r.Header[k] = v
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // connect opens one go-sdk client session over HTTP.
 func (s *served) connect(t *testing.T, token string) (*mcp.ClientSession, error) {
 	return s.connectWith(t, token, false)
@@ -88,7 +71,7 @@ func (s *served) connect(t *testing.T, token string) (*mcp.ClientSession, error)
 // every pending call, even one whose answer arrived).
 func (s *served) connectWith(t *testing.T, token string, noSSE bool) (*mcp.ClientSession, error) {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: s.srv.URL(), HTTPClient: &http.Client{Transport: bearer{token: token}}, MaxRetries: -1, DisableStandaloneSSE: noSSE}
+	tr := &mcp.StreamableClientTransport{Endpoint: s.srv.URL(), HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: token, Next: http.DefaultTransport}}, MaxRetries: -1, DisableStandaloneSSE: noSSE}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), tr, nil)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
@@ -221,18 +204,11 @@ func TestHTTPDNSRebindingDefence(t *testing.T) {
 
 func TestHTTPSessionsAreIsolated(t *testing.T) {
 	s := serveHTTP(t, nil)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
 	a, err := s.connect(t, "secret")
 	require.NoError(t, err)
 	b, err := s.connect(t, "secret")
 	require.NoError(t, err)
-	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
-	require.False(t, isErr)
-	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
-	assert.True(t, isErr)
-	assert.Equal(t, `Error: edit requires reading "`+s.W+`/a.txt" first — read the file, then retry`, text)
-	text, isErr = call(t, a, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
-	assert.False(t, isErr, text)
+	assertIsolated(t, &stack{Stack: s.Stack, srv: s.srv}, a, b)
 	assert.Equal(t, 2, s.srv.Sessions())
 }
 

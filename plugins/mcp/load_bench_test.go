@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dsh-go/dsh/internal/stacktest"
 	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkHTTPLoad(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				tr := &mcp.StreamableClientTransport{Endpoint: s.srv.URL(), HTTPClient: &http.Client{Transport: bearer{token: "secret"}}, DisableStandaloneSSE: true}
+				tr := &mcp.StreamableClientTransport{Endpoint: s.srv.URL(), HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: "secret", Next: http.DefaultTransport}}, DisableStandaloneSSE: true}
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 				if err != nil {
 					mu.Lock()
