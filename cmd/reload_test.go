@@ -110,7 +110,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	l.cs, err = client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.cs.Close(); cancel(); <-served })
-	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv, log, func(rep reloadReport) { l.reports <- rep })
+	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv.Hold, log, func(rep reloadReport) { l.reports <- rep })
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	return l

@@ -82,6 +82,24 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	}
 	defer rt.close()
 	ws.rt = rt
+	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if c.watch || dep.Watch {
+		// Watching starts before the client is served, so that no change
+		// made once it is can be missed.
+		hold := func() func() {
+			if srv, ok := mcpplugin.Key.Get(rt.host.Root()); ok {
+				return srv.Hold()
+			}
+			return func() {}
+		}
+		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, hold, log, nil)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, program+":", err)
+			return 2
+		}
+		defer stopWatch() // before rt.close: no reload races the shutdown
+	}
 	inst, err := rt.host.Plugin(ctx, mcpplugin.Plugin, cfg, host.ID(id))
 	if err == nil {
 		err = inst.Wait(ctx)
@@ -96,16 +114,6 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 		transport = srv.URL()
 	}
 	log.Info("serving MCP", "on", transport, "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
-	sigctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if c.watch || dep.Watch {
-		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, srv, log, nil)
-		if err != nil {
-			fmt.Fprintln(env.Stderr, program+":", err)
-			return 2
-		}
-		defer stopWatch() // before rt.close: no reload races the shutdown
-	}
 	select {
 	case <-sigctx.Done():
 	case <-srv.Done():

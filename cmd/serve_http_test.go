@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ import (
 
 // startHTTP starts `dshhost serve --http 127.0.0.1:0 args...` and returns
 // the process and the URL from its `listening on` line.
-func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *strings.Builder) {
+func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *stderrLog) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
@@ -31,13 +32,13 @@ func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	var log strings.Builder
+	log := &stderrLog{}
 	sc := bufio.NewScanner(stderr)
 	url := make(chan string, 1)
 	go func() {
 		for sc.Scan() {
 			line := sc.Text()
-			log.WriteString(line + "\n")
+			log.add(line)
 			if u, ok := strings.CutPrefix(line, "listening on "); ok {
 				url <- u
 			}
@@ -45,11 +46,29 @@ func startHTTP(t *testing.T, env []string, args ...string) (*exec.Cmd, string, *
 	}()
 	select {
 	case u := <-url:
-		return cmd, u, &log
+		return cmd, u, log
 	case <-time.After(20 * time.Second):
 		t.Fatal("no `listening on` line")
 		return nil, "", nil
 	}
+}
+
+// stderrLog collects a process's stderr lines while a test reads them.
+type stderrLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *stderrLog) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+func (l *stderrLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
 
 // TestServeOverHTTP: serve --http with DSH_MCP_TOKEN serves /mcp to the

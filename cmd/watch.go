@@ -13,7 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dsh-go/dsh/config"
-	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
 )
 
 // reloadQuiet is how long a config file must stay unchanged before a
@@ -205,9 +204,9 @@ func (f *fileWatch) ensure() error {
 // never take that lock, so none waits on a reload. after, if set, receives
 // each reload's report (tests). stop ends the watch, waiting (bounded) for a
 // reload in progress: call it before shutting the runtime down.
-func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, srv *mcpplugin.Server, log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
+func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, hold func() (release func()), log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
 	explicit := rt.dep.WorkspaceFrom != "default"
-	r := &reloader{rt: rt, log: log, hold: srv.Hold,
+	r := &reloader{rt: rt, log: log, hold: hold,
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)

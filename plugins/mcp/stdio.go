@@ -321,7 +321,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	defer c.writeMu.Unlock()
 	select {
 	case <-c.closed:
-		return errors.New("mcpserver: write on a closed connection")
+		return errors.New("mcp: write on a closed connection")
 	default:
 	}
 	_, err = c.w.Write(frame)
