@@ -23,6 +23,11 @@ func infrastructure(e config.Entry) bool {
 	return e.Name == tools.Plugin.Name() || e.Name == "mcp"
 }
 
+// sameLimits reports whether a and b have the same call limits.
+func sameLimits(a, b mcpplugin.Config) bool {
+	return a.MaxInFlight == b.MaxInFlight && a.CallTimeout == b.CallTimeout && a.DrainTimeout == b.DrainTimeout
+}
+
 // reloadReport says what one reload did, by entry id, in list order.
 type reloadReport struct {
 	// Kept are the entries left running untouched (same name, config and
@@ -151,7 +156,27 @@ func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloa
 		inst := h.Instance(e.ID)
 		switch {
 		case e.Plugin == mcpplugin.Plugin:
-			rep.Kept = append(rep.Kept, e.ID) // serve mounted it with its flags; a change applies at the next start
+			// serve mounted it with its flags over this entry: the call
+			// limits apply in place, the transport's keys at the next start.
+			newCfg, _ := e.Config.(mcpplugin.Config)
+			oldCfg, _ := o.Config.(mcpplugin.Config)
+			if existed && !mcpplugin.SameTransport(oldCfg, newCfg) {
+				r.log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start", "entry", e.ID)
+			}
+			var running mcpplugin.Config
+			ok := inst != nil
+			if ok {
+				running, ok = inst.Config().(mcpplugin.Config)
+			}
+			if !ok || sameLimits(running, newCfg) {
+				rep.Kept = append(rep.Kept, e.ID)
+				break
+			}
+			if err := inst.Update(ctx, running.WithLimitsOf(newCfg)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", e.ID, err))
+				continue
+			}
+			rep.Updated = append(rep.Updated, e.ID)
 		case existed && o.Name == e.Name && o.Disabled == e.Disabled && reflect.DeepEqual(o.Config, e.Config):
 			rep.Kept = append(rep.Kept, e.ID)
 		case existed && o.Disabled && e.Disabled:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dsh-go/dsh/plugins/tools"
@@ -17,8 +18,9 @@ import (
 // drain waits for the calls in flight (and the HTTP requests, which it
 // refuses from then on), then cancels them.
 type callLimits struct {
-	slots   chan struct{}
-	timeout time.Duration
+	// limit holds the current slots and timeout; a config change swaps it
+	// in place (setLimits), and a call keeps the one it started under.
+	limit atomic.Pointer[limit]
 
 	stop   context.Context // cancelled when draining gives up: every call's context ends
 	cancel context.CancelFunc
@@ -29,14 +31,32 @@ type callLimits struct {
 
 // newCallLimits returns the limits; a value ≤ 0 takes its default.
 func newCallLimits(max int, timeout time.Duration) *callLimits {
+	stop, cancel := context.WithCancel(context.Background())
+	c := &callLimits{stop: stop, cancel: cancel}
+	c.setLimits(max, timeout)
+	return c
+}
+
+// limit is one generation of the call limits: slots has capacity max.
+type limit struct {
+	slots   chan struct{}
+	timeout time.Duration
+}
+
+// setLimits applies new limits to the calls that start from now on (a
+// value ≤ 0 takes its default); calls already admitted keep the slots and
+// timeout they started under, so for a while up to old+new max may run.
+func (c *callLimits) setLimits(max int, timeout time.Duration) {
 	if max <= 0 {
 		max = DefaultMaxInFlight
 	}
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
-	stop, cancel := context.WithCancel(context.Background())
-	return &callLimits{slots: make(chan struct{}, max), timeout: timeout, stop: stop, cancel: cancel}
+	if cur := c.limit.Load(); cur != nil && cap(cur.slots) == max && cur.timeout == timeout {
+		return
+	}
+	c.limit.Store(&limit{slots: make(chan struct{}, max), timeout: timeout})
 }
 
 // The defaults of the call limits (issue 12): at most 64 tool calls run at
@@ -60,34 +80,35 @@ const abortGrace = time.Second
 func (c *callLimits) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
 	c.running.add() // the transports stop accepting; a call they accepted runs
 	defer c.running.end()
-	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
+	l := c.limit.Load()
+	ctx, cancel := context.WithTimeoutCause(ctx, l.timeout, errCallTimeout)
 	defer cancel()
 	defer context.AfterFunc(c.stop, cancel)()
 
 	select {
-	case c.slots <- struct{}{}:
+	case l.slots <- struct{}{}:
 	case <-ctx.Done():
 		if context.Cause(ctx) == errCallTimeout {
-			return timedOut(c.timeout)
+			return timedOut(l.timeout)
 		}
 		return body(ctx) // the registry answers: aborted before dispatch
 	}
 	done := make(chan tools.Result, 1)
 	go func() {
 		res := body(ctx) // the registry recovers a body's panic
-		<-c.slots
+		<-l.slots
 		done <- res
 	}()
 	select {
 	case res := <-done:
 		if res.IsError && context.Cause(ctx) == errCallTimeout {
-			return timedOut(c.timeout)
+			return timedOut(l.timeout)
 		}
 		return res
 	case <-ctx.Done():
 	}
 	if context.Cause(ctx) == errCallTimeout {
-		return timedOut(c.timeout)
+		return timedOut(l.timeout)
 	}
 	select {
 	case res := <-done:

@@ -25,7 +25,7 @@ func TestAWaitingCallCancelledIsAbortedBeforeDispatch(t *testing.T) {
 	require.NoError(t, err)
 
 	l := newCallLimits(1, time.Minute)
-	l.slots <- struct{}{} // the only slot is taken
+	l.limit.Load().slots <- struct{}{} // the only slot is taken
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan tools.Result, 1)
 	go func() {
@@ -37,15 +37,15 @@ func TestAWaitingCallCancelledIsAbortedBeforeDispatch(t *testing.T) {
 	assert.Equal(t, "ABORTED_BEFORE_DISPATCH", res.Code())
 	assert.Zero(t, ran)
 
-	<-l.slots
+	<-l.limit.Load().slots
 	res = l.run(t.Context(), func(ctx context.Context) tools.Result { return reg.Execute(ctx, "t", nil, nil) })
 	assert.False(t, res.IsError)
 	assert.Equal(t, 1, ran)
-	assert.Empty(t, l.slots, "the slot is given back")
+	assert.Empty(t, l.limit.Load().slots, "the slot is given back")
 }
 
 func TestCallLimitsDefaults(t *testing.T) {
 	l := newCallLimits(0, 0)
-	assert.Equal(t, DefaultMaxInFlight, cap(l.slots))
-	assert.Equal(t, DefaultCallTimeout, l.timeout)
+	assert.Equal(t, DefaultMaxInFlight, cap(l.limit.Load().slots))
+	assert.Equal(t, DefaultCallTimeout, l.limit.Load().timeout)
 }

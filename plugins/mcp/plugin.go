@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,9 +52,19 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	srv.drainTimeout = cfg.DrainTimeout
+	srv.drainTimeout.Store(int64(cfg.DrainTimeout))
 	if _, err := s.Effect("mcp: stop serving", func(ctx context.Context) error {
 		return srv.Shutdown(ctx)
+	}); err != nil {
+		return err
+	}
+	// The call limits take a config change in place (issue 13: restarting
+	// the plugin would cut the stdio session); a front end that reloads
+	// passes the running config with new limits ([Config.WithLimitsOf]).
+	if err := host.OnUpdate(s, func(_ context.Context, next Config) error {
+		srv.limits.setLimits(next.MaxInFlight, next.CallTimeout)
+		srv.drainTimeout.Store(int64(next.DrainTimeout))
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -66,6 +78,20 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	}
 	_, err = Key.Provide(s, srv)
 	return err
+}
+
+// WithLimitsOf returns c with the call limits of from (maxInFlight,
+// callTimeout, drainTimeout): what a config reload applies in place to the
+// running server (issue 13).
+func (c Config) WithLimitsOf(from Config) Config {
+	c.MaxInFlight, c.CallTimeout, c.DrainTimeout = from.MaxInFlight, from.CallTimeout, from.DrainTimeout
+	return c
+}
+
+// SameTransport reports whether a and b agree on every key that only a new
+// start of the server applies: all but the call limits of [Config.WithLimitsOf].
+func SameTransport(a, b Config) bool {
+	return reflect.DeepEqual(a.WithLimitsOf(b), b)
 }
 
 // serveStdio connects the stdio transport; Done is closed when the input
@@ -100,7 +126,7 @@ func (s *Server) serveStdio(cfg Config) error {
 // lifecycle is the server's transport state (plugin.go).
 type lifecycle struct {
 	http         *http.Server
-	drainTimeout time.Duration
+	drainTimeout atomic.Int64 // nanoseconds; ≤ 0 takes DefaultDrainTimeout
 	url          string
 
 	doneOnce sync.Once
@@ -150,7 +176,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutOnce.Do(func() {
 		s.stopHTTP()
 		s.approvals.shutdown() // a question to the user never holds the drain
-		timeout := s.drainTimeout
+		timeout := time.Duration(s.drainTimeout.Load())
 		if timeout <= 0 {
 			timeout = DefaultDrainTimeout
 		}
