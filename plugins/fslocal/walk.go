@@ -31,7 +31,9 @@ var errDirSwapped = errors.New("directory changed while it was searched")
 // the root and a directory swapped for a symlink mid-walk is reported as
 // FS_IO_ERROR in that visit's Err and not descended. Types come from the
 // directory read (d_type); files are lstat'ed only when opts.FileInfo asks.
-// DirFiles are opened with O_NOFOLLOW|O_NONBLOCK and read only when they
+// The provider's own scratch files (staging files and marked copies,
+// [IsScratchName]) are never visited, as list skips them. DirFiles are
+// opened with O_NOFOLLOW|O_NONBLOCK and read only when they
 // are regular files of at most opts.MaxFileBytes bytes.
 //
 // Errors for the root: FS_ABORTED `walk aborted`; FS_NOT_FOUND, FS_NOT_DIRECTORY,
@@ -167,6 +169,9 @@ func readDirFile(dirfd int, name string, max int64) ([]byte, bool) {
 func (w *walker) children(dirfd int, rel string, entries []os.DirEntry) error {
 	for _, de := range entries {
 		name := de.Name()
+		if IsScratchName(name) {
+			continue // a staging file or a marked copy (contract §3.7 [D9+])
+		}
 		path := name
 		if rel != "" {
 			path = rel + "/" + name

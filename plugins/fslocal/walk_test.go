@@ -320,3 +320,23 @@ func TestWalkRefusesADirectorySwappedForASymlink(t *testing.T) {
 	assert.True(t, strings.HasPrefix(dirErr.Error(), `cannot search "`+j.path("d")+`": `), dirErr.Error())
 	assertCode(t, fsapi.CodeIOError, dirErr)
 }
+
+// TestWalkSkipsScratchFiles: a staging file left by a killed write and the
+// marked copy of an in-place rewrite are never visited, so glob and grep
+// skip them as list does (contract §3.7 [D9+]).
+func TestWalkSkipsScratchFiles(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("big.txt", "x", 0o644)
+	w.file("d/.big.txt.0b5e3c1e-8f4e-4a3c-9d2b-6f1a2b3c4d5e.dsh-tmp", "x", 0o644)
+	w.file(".big.txt.0b5e3c1e-8f4e-4a3c-9d2b-6f1a2b3c4d5e.dsh-rewrite", "x", 0o644)
+	w.file(".big.txt.not-a-uuid.dsh-tmp", "x", 0o644)
+	vs, _, err := walkAll(t, w, ".", fsapi.WalkOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []visit{
+		{".", fsapi.TypeDirectory, true},
+		{".big.txt.not-a-uuid.dsh-tmp", fsapi.TypeFile, false},
+		{"big.txt", fsapi.TypeFile, false},
+		{"d", fsapi.TypeDirectory, false},
+		{"d", fsapi.TypeDirectory, true},
+	}, vs)
+}
