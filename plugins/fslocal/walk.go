@@ -228,6 +228,9 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 		defer sub.Close()
 		entries, e.Files, err = w.read(sub, subfd)
 	}
+	if err == nil && len(entries) > 0 {
+		err = searchable(subfd, e.Name)
+	}
 	if err != nil {
 		if absent(err) {
 			return nil
@@ -243,6 +246,19 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 		return err
 	}
 	return w.children(subfd, e.Path, entries)
+}
+
+// searchable reports EACCES (as a *fs.PathError for name) when the open
+// directory dirfd can be listed but not searched (read without execute
+// permission): its names are known but none of its entries can be reached,
+// so the walk reports it unreadable (search.md §6.4 rule 4) instead of
+// dropping its files silently. Looking up "." needs search permission.
+func searchable(dirfd int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, ".", &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return nil
 }
 
 // openChildDir opens the directory name of dirfd without following a
