@@ -120,12 +120,28 @@ func (w *walker) target(rel string) fsapi.Target {
 	return fsapi.Target{Key: joinName(w.key, rel), DisplayPath: joinName(w.display, rel)}
 }
 
+// readBatch is how many names a directory read takes between two checks
+// of the context (search.md §4.8: a directory of 200,000 entries is not
+// one unchecked read).
+const readBatch = 4096
+
 // read lists the open directory f (descriptor fd), sorted by name bytes,
-// and reads the DirFiles present in it.
+// and reads the DirFiles present in it. The context is checked between
+// batches of readBatch names (FS_ABORTED `walk aborted`).
 func (w *walker) read(f *os.File, fd int) ([]os.DirEntry, map[string][]byte, error) {
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, nil, err
+	var entries []os.DirEntry
+	for {
+		if err := w.ctx.Err(); err != nil {
+			return nil, nil, fsapi.ErrAborted("walk", err)
+		}
+		batch, err := f.ReadDir(readBatch)
+		entries = append(entries, batch...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var files map[string][]byte
@@ -230,6 +246,10 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 	}
 	if err == nil && len(entries) > 0 {
 		err = searchable(subfd, e.Name)
+	}
+	var fe *fsapi.Error
+	if errors.As(err, &fe) && fe.Code == fsapi.CodeAborted {
+		return err
 	}
 	if err != nil {
 		if absent(err) {
