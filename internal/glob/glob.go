@@ -196,9 +196,9 @@ func Expansions(pattern string) int {
 		case '[':
 			i = classEnd(pattern, i)
 		case '{':
-			end := closingBrace(pattern, i)
+			alts, end := group(pattern, i)
 			sum := 0
-			for _, alt := range alternatives(pattern[i+1 : end]) {
+			for _, alt := range alts {
 				sum = min(sum+Expansions(alt), MaxExpansions+1)
 			}
 			n = min(n*sum, MaxExpansions+1)
@@ -222,11 +222,12 @@ func classEnd(pattern string, open int) int {
 	return i
 }
 
-// closingBrace returns the index of the `}` that closes the group opening
-// at pattern[open], or len(pattern) when there is none.
-func closingBrace(pattern string, open int) int {
-	depth := 0
-	for i := open; i < len(pattern); i++ {
+// group splits the brace group opening at pattern[open] into its
+// alternatives (at its top-level commas) and returns the index of its
+// closing `}` (len(pattern) when there is none).
+func group(pattern string, open int) (alts []string, end int) {
+	depth, start := 0, open+1
+	for i := open + 1; i < len(pattern); i++ {
 		switch pattern[i] {
 		case '\\':
 			i++
@@ -235,34 +236,16 @@ func closingBrace(pattern string, open int) int {
 		case '{':
 			depth++
 		case '}':
-			if depth--; depth == 0 {
-				return i
+			if depth == 0 {
+				return append(alts, pattern[start:i]), i
 			}
-		}
-	}
-	return len(pattern)
-}
-
-// alternatives splits a group's inside at its top-level commas.
-func alternatives(inside string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(inside); i++ {
-		switch inside[i] {
-		case '\\':
-			i++
-		case '[':
-			i = classEnd(inside, i)
-		case '{':
-			depth++
-		case '}':
 			depth--
 		case ',':
 			if depth == 0 {
-				out = append(out, inside[start:i])
+				alts = append(alts, pattern[start:i])
 				start = i + 1
 			}
 		}
 	}
-	return append(out, inside[start:])
+	return append(alts, pattern[start:]), len(pattern)
 }
