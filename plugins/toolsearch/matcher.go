@@ -251,19 +251,21 @@ func (m *matcher) candidateWithin(budget context.Context, line []byte) (matched,
 // from which one unanchored pass decides in linear time.
 func (m *matcher) atPrefixes(budget context.Context, line []byte) (matched, stopped, done bool, from int) {
 	read := 0
-	for pos := 0; ; {
+	br := &budgetReader{budget: budget, r: bytes.NewReader(nil)}
+	for pos, tries := 0, 0; ; tries++ {
 		i := bytes.Index(line[pos:], m.prefix)
 		if i < 0 {
 			return false, false, true, 0
 		}
 		pos += i
-		if budget.Err() != nil {
+		if tries%256 == 0 && budget.Err() != nil {
 			return false, true, true, 0
 		}
 		if read > 2*len(line) {
 			return false, false, false, pos
 		}
-		br := &budgetReader{budget: budget, r: bytes.NewReader(line[pos:]), left: readSize}
+		br.r.Reset(line[pos:])
+		br.left, br.read = readSize, 0
 		if m.anchored.MatchReader(br) && !br.stopped {
 			return true, false, true, 0
 		}
