@@ -12,6 +12,7 @@ import (
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
+	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -98,6 +99,9 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 		}
 	}
 	for _, e := range dep.Enabled() {
+		if e.Plugin == mcpplugin.Plugin {
+			continue // serve mounts it last; call and run never start it
+		}
 		if _, err := h.Plugin(ctx, e.Plugin, e.Config, host.ID(e.ID)); err != nil {
 			shutdown(h, log)
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
+	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -149,6 +150,8 @@ func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloa
 		o, existed := old.Entry(e.ID)
 		inst := h.Instance(e.ID)
 		switch {
+		case e.Plugin == mcpplugin.Plugin:
+			rep.Kept = append(rep.Kept, e.ID) // serve mounted it with its flags; a change applies at the next start
 		case existed && o.Name == e.Name && o.Disabled == e.Disabled && reflect.DeepEqual(o.Config, e.Config):
 			rep.Kept = append(rep.Kept, e.ID)
 		case existed && o.Disabled && e.Disabled:

@@ -21,7 +21,7 @@ import (
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
-	"github.com/dsh-go/dsh/mcpserver"
+	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 	_ "github.com/dsh-go/dsh/plugins/standard"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 )
@@ -99,7 +99,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	require.NoError(t, err)
 
 	ws := &workspace{dir: dep.Workspace, settled: true}
-	srv, err := mcpserver.New(l.rt.host.Root(), l.rt.reg, mcpserver.Options{Name: "dshhost", Version: "test", Logger: log, Cwd: ws.current})
+	srv, err := mcpserver.New(l.rt.host.Root(), l.rt.reg, mcpserver.Options{Name: "dshhost", Version: "test", Logger: log, Cwd: ws.Dir})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
@@ -110,7 +110,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	l.cs, err = client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.cs.Close(); cancel(); <-served })
-	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv, log, func(rep reloadReport) { l.reports <- rep })
+	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv.Hold, log, func(rep reloadReport) { l.reports <- rep })
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	return l

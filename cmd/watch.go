@@ -13,7 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dsh-go/dsh/config"
-	"github.com/dsh-go/dsh/mcpserver"
 )
 
 // reloadQuiet is how long a config file must stay unchanged before a
@@ -205,14 +204,14 @@ func (f *fileWatch) ensure() error {
 // never take that lock, so none waits on a reload. after, if set, receives
 // each reload's report (tests). stop ends the watch, waiting (bounded) for a
 // reload in progress: call it before shutting the runtime down.
-func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, srv *mcpserver.Server, log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
+func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, hold func() (release func()), log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
 	explicit := rt.dep.WorkspaceFrom != "default"
-	r := &reloader{rt: rt, log: log, hold: srv.Hold,
+	r := &reloader{rt: rt, log: log, hold: hold,
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)
 			}
-			return c.deploymentIn(env, ws.current()) // ws.change is held
+			return c.deploymentIn(env, ws.Dir()) // ws.change is held
 		}}
 	source := rt.dep.Source
 	return watchFile(ctx, source, reloadQuiet, log, func() {

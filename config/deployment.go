@@ -57,8 +57,9 @@ type Entry struct {
 const LogLevelVariable = "DSH_LOG_LEVEL"
 
 // MCPTokenVariable is the environment variable `serve --http` reads its
-// bearer token from; every command accepts it (so one environment serves
-// them all) and Load leaves it to the CLI.
+// bearer token from: the `mcp` entry's `token` key. Every command accepts
+// it (so one environment serves them all), also with a deployment that
+// lists no `mcp` entry; serve then reads it itself.
 const MCPTokenVariable = "DSH_MCP_TOKEN"
 
 // Enabled returns the entries that are not disabled, in order.

@@ -31,8 +31,11 @@ func (l *loader) envLayer(workspace *string) *env.Env {
 				return "", nil
 			}
 			e, key := l.matchEnv(rest)
-			if strings.EqualFold(name, LogLevelVariable) || strings.EqualFold(name, MCPTokenVariable) {
+			if strings.EqualFold(name, LogLevelVariable) {
 				return "", nil // the CLI's
+			}
+			if strings.EqualFold(name, MCPTokenVariable) && (e == nil || key == "") {
+				return "", nil // no mcp entry here: serve reads it itself
 			}
 			if e == nil {
 				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL, DSH_MCP_TOKEN or DSH_<ID>_<KEY>)")

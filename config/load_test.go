@@ -58,6 +58,7 @@ var plugins = map[string]*host.Plugin{
 	"fslocal": host.Define("fslocal", func(context.Context, *host.Scope, fsConfig) error { return nil },
 		host.Defaults(func() fsConfig { return fsConfig{HardLinks: "preserve"} })),
 	"fspolicy": host.Define("fspolicy", noop),
+	"mcp":      host.Define("mcp", noop),
 	"fssandbox": host.Define("fssandbox", func(context.Context, *host.Scope, sandboxConfig) error { return nil },
 		host.Defaults(func() sandboxConfig { return sandboxConfig{Mode: "workspace-write"} })),
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
@@ -134,6 +135,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
 		{"toolsearch", "toolsearch", false, struct{}{}},
+		{"mcp", "mcp", false, struct{}{}},
 	}, summarize(d))
 }
 

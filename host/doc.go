@@ -3,7 +3,7 @@
 // the services and events other packages declare. It imports nothing of
 // this module; the contract packages (events, plugins/fsapi, plugins/tools)
 // declare their keys and event descriptors with it, cmd boots deployments
-// on a [Host], and mcpserver serves a host's tool registry.
+// on a [Host], and the mcp plugin serves a host's tool registry.
 //
 // # Plugins, instances and scopes
 //

@@ -91,10 +91,24 @@ func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOpti
 // mount order, then refuses further registrations with ErrInactive. It
 // returns the joined errors of every disposer that failed, panicked or timed
 // out (host §3.6, Cordis PR #31 "DisposeChecked"). ctx bounds the whole
-// shutdown; pass a context that is not already cancelled. A second call
-// returns nil.
+// shutdown; pass a context that is not already cancelled. An instance whose
+// apply is still running is disposed when apply returns: Shutdown waits for
+// that (each at most the dispose timeout) and reports the error of a load
+// that failed meanwhile. A second call returns nil.
 func (h *Host) Shutdown(ctx context.Context) error {
-	return h.dispose(ctx, h.root)
+	h.mu.RLock()
+	var busy []*Instance
+	for _, x := range h.instances {
+		if x.state == StateLoading || x.state == StateUnloading {
+			busy = append(busy, x)
+		}
+	}
+	h.mu.RUnlock()
+	errs := []error{h.dispose(ctx, h.root)}
+	for _, x := range busy {
+		errs = append(errs, h.awaitDisposed(ctx, x))
+	}
+	return joinErrors(errs)
 }
 
 // Counts is a census of what a host holds, for leak checks: mount then

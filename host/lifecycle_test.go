@@ -447,3 +447,34 @@ func TestWaitOnAPendingInstance(t *testing.T) {
 	}
 	assert.Empty(t, inst.Missing())
 }
+
+// Shutdown while a plugin is still loading waits for its apply and reports
+// the load's failure (host.Shutdown's doc).
+func TestShutdownWaitsForALoadAndReportsItsError(t *testing.T) {
+	h := newHost(t)
+	var j journal
+	b := newBlockingApply(&j)
+	b.fail = true
+	done := mountAsync(h, samplePlugin(b.apply), sampleConfig{Limit: 1})
+	select {
+	case <-b.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("apply never started: ", b.inst.Err())
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- h.Shutdown(context.Background()) }()
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned while apply was running: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(b.release)
+	<-done
+	select {
+	case err := <-shut:
+		assert.ErrorContains(t, err, "first load failed")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Shutdown never returned")
+	}
+	assert.Equal(t, host.StateDisposed, b.inst.State())
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // The reconciler: every state transition is decided under h.mu and every
@@ -128,7 +129,11 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 			return
 		}
 		// Stale (an update or a dependency change came in during apply) or
-		// disposed meanwhile: undo this activation.
+		// disposed meanwhile: undo this activation. A failed apply's error
+		// is kept for the disposer waiting in awaitDisposed.
+		if err != nil && disposeReq {
+			inst.err = err
+		}
 		h.setStateLocked(inst, StateUnloading)
 		h.mu.Unlock()
 		h.flushStatus()
@@ -330,6 +335,32 @@ func (h *Host) dispose(ctx context.Context, inst *Instance) error {
 	h.mu.Unlock()
 	h.flushStatus()
 	return joinErrors(errs)
+}
+
+// awaitDisposed waits until inst is DISPOSED, at most the dispose timeout
+// (or ctx), and returns the error of a load that failed meanwhile.
+func (h *Host) awaitDisposed(ctx context.Context, inst *Instance) error {
+	var timeout <-chan time.Time
+	if h.disposeTimeout > 0 {
+		t := time.NewTimer(h.disposeTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		h.mu.RLock()
+		st, err, ch := inst.state, inst.err, inst.changed
+		h.mu.RUnlock()
+		if st == StateDisposed {
+			return err
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout:
+			return fmt.Errorf("instance %q: still %s after the dispose timeout (%s)", inst.id, st, h.disposeTimeout)
+		}
+	}
 }
 
 // finishDisposeLocked moves inst to DISPOSED and forgets it.

@@ -1,10 +1,11 @@
 // Package standard registers the default plugin set by importing it: the
 // tool registry (tools), the local provider (fslocal), the sandbox modes
 // (fssandbox), the read-before-edit policy (fspolicy), the filesystem tools
-// (toolfs) and the search tools (toolsearch). It also links in the editor
-// tool (tooleditor), which the default deployment does not mount: a
-// deployment opts in by listing it (editor.md §1). cmd/dshhost imports it; a
-// custom binary imports it next to its own plugin packages.
+// (toolfs), the search tools (toolsearch) and the MCP server (mcp, which
+// only dshhost serve mounts). It also links in the editor tool
+// (tooleditor), which the default deployment does not mount: a deployment
+// opts in by listing it (editor.md §1). cmd/dshhost imports it; a custom
+// binary imports it next to its own plugin packages.
 package standard
 
 import (
@@ -12,6 +13,7 @@ import (
 	_ "github.com/dsh-go/dsh/plugins/fslocal"
 	_ "github.com/dsh-go/dsh/plugins/fspolicy"
 	_ "github.com/dsh-go/dsh/plugins/fssandbox"
+	_ "github.com/dsh-go/dsh/plugins/mcp"
 	_ "github.com/dsh-go/dsh/plugins/tooleditor"
 	_ "github.com/dsh-go/dsh/plugins/toolfs"
 	_ "github.com/dsh-go/dsh/plugins/tools"

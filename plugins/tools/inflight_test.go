@@ -2,6 +2,8 @@ package tools_test
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,4 +75,92 @@ func TestTheWaitForCallsInFlightIsBounded(t *testing.T) {
 	err = inst.Dispose(context.Background())
 	assert.EqualError(t, err, `disposer "tool(\"stuck\")" timed out after 50ms`)
 	assert.Equal(t, host.StateDisposed, inst.State())
+}
+
+// At the dispose timeout the calls still running are cancelled: their
+// context ends, so a body that honours it returns (issue 12: leases are
+// waited for, then cancelled).
+func TestTheDrainCancelsTheCallsLeftAtTheTimeout(t *testing.T) {
+	h := host.New(host.WithDisposeTimeout(50 * time.Millisecond))
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	_, err := h.Plugin(t.Context(), tools.Plugin, nil)
+	require.NoError(t, err)
+	reg, _ := tools.Key.Get(h.Root())
+	started := make(chan struct{})
+	p := host.Define("patient", func(_ context.Context, s *host.Scope, _ struct{}) error {
+		_, err := reg.Register(s, tools.Tool{Name: "patient", Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}})
+		return err
+	})
+	inst, err := h.Plugin(t.Context(), p, nil)
+	require.NoError(t, err)
+	result := make(chan tools.Result, 1)
+	go func() { result <- reg.Execute(context.Background(), "patient", nil, nil) }()
+	<-started
+	assert.Error(t, inst.Dispose(context.Background()), "the call outlived the dispose timeout")
+	select {
+	case res := <-result:
+		assert.True(t, res.IsError)
+		assert.Equal(t, "Error: context canceled", res.Text())
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call's context was not cancelled at the dispose timeout")
+	}
+}
+
+// A service handed to a call is leased for that call: disposing the
+// service's provider first unloads the plugins that inject it, whose tools
+// wait for their calls in flight, so the provider's own teardown runs only
+// after the call has returned (issue 12: a provider restart never runs a
+// call on a closed provider).
+func TestAProviderIsDisposedOnlyAfterTheCallsUsingIt(t *testing.T) {
+	reg, root := newRegistry(t)
+	type store struct{ closed bool }
+	key := host.NewKey[*store]("store")
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	provider := host.Define("provider", func(_ context.Context, s *host.Scope, _ struct{}) error {
+		st := &store{}
+		s.Effect("close store", func(context.Context) error { note("provider closed"); st.closed = true; return nil })
+		_, err := key.Provide(s, st)
+		return err
+	})
+	started, release := make(chan struct{}), make(chan struct{})
+	user := host.Define("user", func(_ context.Context, s *host.Scope, _ struct{}) error {
+		st := key.Must(s)
+		_, err := reg.Register(s, tools.Tool{Name: "use", Execute: func(context.Context, tools.Args, *tools.Exec) (any, error) {
+			close(started)
+			<-release
+			if st.closed {
+				return nil, errors.New("ran on a closed provider")
+			}
+			note("call returned")
+			return "ok", nil
+		}})
+		return err
+	}, host.Inject(key))
+	pinst, err := root.Plugin(t.Context(), provider, nil)
+	require.NoError(t, err)
+	_, err = root.Plugin(t.Context(), user, nil)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, ok := reg.Lookup("use"); return ok }, 5*time.Second, time.Millisecond)
+
+	result := make(chan tools.Result, 1)
+	go func() { result <- reg.Execute(context.Background(), "use", nil, nil) }()
+	<-started
+	disposed := make(chan error, 1)
+	go func() { disposed <- pinst.Dispose(context.Background()) }()
+	select {
+	case <-disposed:
+		t.Fatal("the provider was disposed while a call using it ran")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	require.NoError(t, <-disposed)
+	res := <-result
+	assert.False(t, res.IsError, res.Text())
+	assert.Equal(t, []string{"call returned", "provider closed"}, order)
 }

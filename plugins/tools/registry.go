@@ -192,10 +192,14 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 		return failure(&Error{Name: abortName, Code: "ABORTED_BEFORE_DISPATCH", Message: "tool call aborted before dispatch"})
 	}
 	e := r.find(name)
-	if e != nil && !e.calls.enter() {
-		e = nil // being removed: its plugin is unloading
-	} else if e != nil {
-		defer e.calls.leave()
+	if e != nil {
+		callCtx, leave, ok := e.calls.enter(ctx)
+		if ok {
+			ctx = callCtx
+			defer leave()
+		} else {
+			e = nil // being removed: its plugin is unloading
+		}
 	}
 	if e == nil {
 		return failure(&Error{Name: notFoundName, Code: "UNKNOWN_TOOL", Message: fmt.Sprintf(`unknown tool "%s"`, name)})

@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcp_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/internal/stacktest"
-	"github.com/dsh-go/dsh/mcpserver"
+	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
 // oldProtocol is a client protocol without multi round-trip results: the

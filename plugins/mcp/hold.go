@@ -1,4 +1,4 @@
-package mcpserver
+package mcp
 
 // Hold defers mirroring registry changes until the returned release runs,
 // so that a batch of changes (a config reload swapping plugins: tools

@@ -1,4 +1,4 @@
-package mcpserver
+package mcp
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -41,6 +42,9 @@ type StdioTransport struct {
 	Writer io.Writer
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
+
+	requests *tracker   // the server's, when the plugin serves it: counts unanswered requests for the drain
+	conn     *stdioConn // set by Connect
 }
 
 // Connect starts reading and returns the connection. It is called once per
@@ -50,17 +54,26 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = DefaultMaxMessageBytes
 	}
-	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{})}
+	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{}),
+		ended: make(chan struct{}), requests: t.requests, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+	t.conn = c
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), limit)
 	return c, nil
 }
+
+// inputEnded is closed when the input stream ended (EOF or a read error).
+func (t *StdioTransport) inputEnded() <-chan struct{} { return t.conn.ended }
 
 type stdioRead struct {
 	msg jsonrpc.Message
 	err error
 }
 
-// stdioConn is one StdioTransport connection.
+// stdioConn is one StdioTransport connection. At the end of the input,
+// Read reports it only once every request already read has been answered
+// (or the connection closed): the SDK cancels the requests in flight when
+// Read fails, and a client that writes its requests and closes its end
+// (`printf ... | dshhost serve`) still gets every answer.
 type stdioConn struct {
 	writeMu sync.Mutex
 	w       io.Writer
@@ -68,11 +81,20 @@ type stdioConn struct {
 	incoming  chan stdioRead
 	closed    chan struct{}
 	closeOnce sync.Once
+	ended     chan struct{} // closed when readLoop returns
+
+	initialized bool // an initialize request was read (readLoop's own)
+
+	requests *tracker            // optional: counts the unanswered requests for the drain
+	pmu      sync.Mutex          // guards pending
+	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
+	answered chan struct{}       // signalled when pending shrinks
 }
 
 // readLoop reads lines until the stream ends or the connection closes,
 // delivering messages and answering the lines that are not.
 func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
+	defer close(c.ended)
 	for {
 		line, tooLong, err := readLine(r, limit)
 		switch {
@@ -80,6 +102,10 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
 		case len(bytes.TrimSpace(line)) > 0:
 			if msg, code, why := decodeLine(line); msg != nil {
+				if c.reinitialize(msg) {
+					continue
+				}
+				c.track(msg)
 				if !c.deliver(stdioRead{msg: msg}) {
 					return
 				}
@@ -115,7 +141,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > limit+1 { // +1: the newline itself
+			if len(line)+len(chunk) > limit+2 { // +2: "\r\n" at most
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -127,27 +153,61 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 		if tooLong {
 			return nil, true, err
 		}
-		return bytes.TrimSuffix(line, []byte{'\n'}), false, err
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		if len(line) > limit {
+			return nil, true, err
+		}
+		return line, false, err
 	}
 }
 
 // decodeLine decodes one line as a JSON-RPC message, or returns the
-// error code and message of its reply.
-// The line is decoded once; only a line that fails is scanned again, to
-// tell bad JSON from a JSON value that is no message.
+// error code and message of its reply:
+//   - -32700 when the line is not one JSON value (bad JSON, or a value
+//     followed by anything: `{..}{..}`, `{..} x`, `{..}\r{..}`);
+//   - -32600 when it is JSON but no message: not an object (`42`, `[]`, a
+//     batch), nested deeper than the decoders allow, an id that is neither
+//     a string nor an integer (`1.5`, `null`, `{}`), or a shape the SDK
+//     refuses.
+//
+// The line is scanned twice: once by the standard decoder (one value, and
+// its raw id), once by the SDK's.
 func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	trimmed := bytes.TrimSpace(line)
-	if trimmed[0] == '{' {
-		if msg, err := jsonrpc.DecodeMessage(trimmed); err == nil {
-			return msg, 0, ""
-		} else if json.Valid(trimmed) {
-			return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
-		}
+	var probe struct {
+		ID json.RawMessage `json:"id"`
 	}
-	if !json.Valid(trimmed) {
+	if err := json.Unmarshal(trimmed, &probe); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr):
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+		case strings.Contains(err.Error(), "exceeded max depth"):
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request: the message is nested too deeply"
+		}
 		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
 	}
-	return nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be a JSON object (batches are not supported)"
+	if probe.ID != nil && !validID(probe.ID) {
+		return nil, jsonrpc.CodeInvalidRequest, "invalid request: an id must be a string or an integer"
+	}
+	msg, err := jsonrpc.DecodeMessage(trimmed)
+	if err != nil {
+		return nil, jsonrpc.CodeInvalidRequest, "invalid request: " + err.Error()
+	}
+	return msg, 0, ""
+}
+
+// validID reports whether a raw id is a JSON string or integer.
+func validID(raw json.RawMessage) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		return true
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		return !bytes.ContainsAny(raw, ".eE")
+	}
+	return false
 }
 
 // reject writes an error reply with id null (JSON-RPC 2.0 §5 for a request
@@ -161,11 +221,84 @@ func (c *stdioConn) reject(code int64, message string) {
 	_, _ = io.WriteString(c.w, frame)
 }
 
-// Read returns the next message, io.EOF at the end of the stream, or an
-// error once the connection is closed or ctx is done.
+// reinitialize answers a second initialize request itself, with -32600
+// and its id (the SDK would answer error code 0), and reports whether msg
+// was one.
+func (c *stdioConn) reinitialize(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "initialize" {
+		return false
+	}
+	if !c.initialized {
+		c.initialized = true
+		return false
+	}
+	if req.IsCall() {
+		frame, err := encodeFrame(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: the session is already initialized"}})
+		if err == nil {
+			c.writeMu.Lock()
+			_, _ = c.w.Write(frame)
+			c.writeMu.Unlock()
+		}
+	}
+	return true
+}
+
+// track records a request that needs an answer.
+func (c *stdioConn) track(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
+	}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if _, dup := c.pending[req.ID]; !dup {
+		c.pending[req.ID] = c.requests != nil && c.requests.begin()
+	}
+}
+
+// answer forgets the request msg answers, if any.
+func (c *stdioConn) answer(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	c.pmu.Lock()
+	counted, found := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	c.pmu.Unlock()
+	if counted {
+		c.requests.end()
+	}
+	if found {
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (c *stdioConn) unanswered() int {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return len(c.pending)
+}
+
+// Read returns the next message, io.EOF at the end of the stream (once
+// every request read was answered), or an error once the connection is
+// closed or ctx is done.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case r := <-c.incoming:
+		for r.err != nil && c.unanswered() > 0 {
+			select {
+			case <-c.answered:
+			case <-c.closed:
+				return nil, io.EOF
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		return r.msg, r.err
 	case <-c.closed:
 		return nil, io.EOF
@@ -188,10 +321,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	defer c.writeMu.Unlock()
 	select {
 	case <-c.closed:
-		return errors.New("mcpserver: write on a closed connection")
+		return errors.New("mcp: write on a closed connection")
 	default:
 	}
 	_, err = c.w.Write(frame)
+	c.answer(msg)
 	return err
 }
 
@@ -217,10 +351,20 @@ func encodeFrame(msg jsonrpc.Message) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Close ends the connection: Read returns, Write fails. It is safe to call
-// more than once.
+// Close ends the connection: Read returns, Write fails, and the requests
+// left unanswered stop counting. It is safe to call more than once.
 func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.pmu.Lock()
+		defer c.pmu.Unlock()
+		for id, counted := range c.pending {
+			if counted {
+				c.requests.end()
+			}
+			delete(c.pending, id)
+		}
+	})
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcp_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dsh-go/dsh/mcpserver"
+	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
 // rawSession is a StdioTransport session driven line by line.

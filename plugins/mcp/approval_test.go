@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcp_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/stacktest"
-	"github.com/dsh-go/dsh/mcpserver"
+	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
 // sandboxServer is the default stack with fssandbox {read-only,

@@ -1,4 +1,4 @@
-package mcpserver
+package mcp
 
 import (
 	"context"
@@ -61,10 +61,11 @@ type Server struct {
 	held     int               // open Hold calls: changes wait for the last release
 	stale    bool              // a change came in while held
 
-	limits *callLimits // calls in flight and their timeout (limits.go)
+	limits *callLimits // calls in flight, their timeout and the drain (limits.go)
 
 	approvals *approvals  // approval questions: key, bound, shutdown (approval.go)
 	scope     *host.Scope // emits session/closed
+	lifecycle             // transports and shutdown (plugin.go)
 }
 
 // New builds the server for reg and registers its change watcher on s (the
@@ -80,7 +81,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
 		Logger:       opts.Logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
 		return nil, err

@@ -1,0 +1,178 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// Key is the service key of the running MCP server ("mcp"): the front
+// end that mounted the plugin waits on [Server.Done] and calls
+// [Server.Shutdown].
+var Key = host.NewKey[*Server]("mcp")
+
+// Plugin is the `mcp` plugin: it injects the tool registry, serves it over
+// stdio (the default) or streamable HTTP (Config.HTTP), and provides the
+// [Server] under [Key]. dshhost serve mounts it; call and run never do.
+// Disposing it stops the transport at once (no drain: call Shutdown first).
+var Plugin = host.Define[Config]("mcp", apply,
+	host.Inject(tools.Key), host.Provides(Key), host.Defaults(defaultConfig))
+
+func init() { host.Register(Plugin) }
+
+func apply(_ context.Context, s *host.Scope, cfg Config) error {
+	log := cfg.Logger
+	if log == nil {
+		log = s.Logger()
+	}
+	if cfg.Name == "" {
+		cfg.Name = "dshhost"
+	}
+	stderr := cfg.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	opts := Options{Name: cfg.Name, Version: cfg.Version, Logger: log, MaxInFlight: cfg.MaxInFlight, CallTimeout: cfg.CallTimeout}
+	if cfg.Workspace != nil {
+		rootsOptions(cfg.Workspace, log, &opts)
+	} else {
+		opts.Cwd = func() string { return "" }
+	}
+	srv, err := New(s, tools.Key.Must(s), opts)
+	if err != nil {
+		return err
+	}
+	srv.drainTimeout = cfg.DrainTimeout
+	if _, err := s.Effect("mcp: stop serving", func(ctx context.Context) error {
+		return srv.Shutdown(ctx)
+	}); err != nil {
+		return err
+	}
+	if cfg.HTTP != "" {
+		err = srv.listenHTTP(cfg, stderr)
+	} else {
+		err = srv.serveStdio(cfg)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = Key.Provide(s, srv)
+	return err
+}
+
+// serveStdio connects the stdio transport; Done is closed when the input
+// ends.
+func (s *Server) serveStdio(cfg Config) error {
+	in, out := cfg.Stdin, cfg.Stdout
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: int(cfg.MaxMessageBytes), requests: &s.limits.requests}
+	ss, err := s.srv.Connect(context.Background(), t, nil)
+	if err != nil {
+		return err
+	}
+	go func() {
+		// Done at the end of the input, not of the session: the drain
+		// then answers what was read, or cancels it.
+		ended := make(chan struct{})
+		go func() { _ = ss.Wait(); close(ended) }()
+		select {
+		case <-t.inputEnded():
+		case <-ended:
+		}
+		s.end()
+	}()
+	return nil
+}
+
+// lifecycle is the server's transport state (plugin.go).
+type lifecycle struct {
+	http         *http.Server
+	drainTimeout time.Duration
+	url          string
+
+	doneOnce sync.Once
+	done     chan struct{}
+	shutOnce sync.Once
+	shutErr  error
+}
+
+// URL returns the HTTP endpoint (`http://HOST:PORT/mcp`), empty on stdio.
+func (s *Server) URL() string { return s.url }
+
+// Done is closed when the transport ended by itself: the stdio client
+// closed its input, or the HTTP listener failed.
+func (s *Server) Done() <-chan struct{} {
+	s.doneOnce.Do(s.initDone)
+	return s.done
+}
+
+func (s *Server) initDone() { s.done = make(chan struct{}) }
+
+func (s *Server) end() {
+	s.doneOnce.Do(s.initDone)
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+}
+
+// ErrDrainIncomplete reports calls still running when Shutdown's drain
+// timeout passed; their contexts were cancelled.
+var ErrDrainIncomplete = errors.New("mcp: tool calls were still running at the drain timeout and were cancelled")
+
+// sessionCloseWait bounds how long Shutdown waits for each session to
+// close after the drain (a session whose handler never returns is left).
+const sessionCloseWait = 2 * time.Second
+
+// Shutdown stops the server: it stops accepting (the HTTP listener closes,
+// new calls are refused), waits up to the drain timeout (Config
+// DrainTimeout) or ctx for the calls in flight, cancels the contexts of
+// those left, closes every session (each emits session/closed once its
+// handlers returned), and closes the HTTP server. It returns within about
+// drain timeout + 3 s even when a call ignores its context, with
+// ErrDrainIncomplete when calls had to be cancelled. Later calls return
+// the first result.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutOnce.Do(func() {
+		s.stopHTTP()
+		s.approvals.shutdown() // a question to the user never holds the drain
+		timeout := s.drainTimeout
+		if timeout <= 0 {
+			timeout = DefaultDrainTimeout
+		}
+		if !s.limits.drain(ctx, timeout) {
+			s.shutErr = ErrDrainIncomplete
+		}
+		var wg sync.WaitGroup
+		for ss := range s.srv.Sessions() {
+			wg.Add(1)
+			go func(ss *mcp.ServerSession) {
+				defer wg.Done()
+				_ = ss.Close()
+			}(ss)
+		}
+		closed := make(chan struct{})
+		go func() { wg.Wait(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(sessionCloseWait):
+		}
+		s.closeHTTP()
+		s.end()
+	})
+	return s.shutErr
+}

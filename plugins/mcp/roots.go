@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// This file is the one adapter between MCP roots and the workspace. The
+// roots feature is deprecated in go-sdk v1.8.0 (the protocol moves to tool
+// parameters and configuration) but clients still use it; dropping it is
+// deleting this file and the two Options hooks it fills.
+
+// Workspace is the front end's workspace as the MCP plugin sees it
+// (dshhost serve implements it).
+type Workspace interface {
+	// Dir is the working directory of new calls' sessions.
+	Dir() string
+	// Ready is asked before every call; an error fails the call with its
+	// text (e.g. no workspace yet).
+	Ready() error
+	// Pending reports whether the workspace still waits for the client's
+	// roots.
+	Pending() bool
+	// UseRoot makes dir (the client's first usable root) the workspace.
+	UseRoot(ctx context.Context, dir string) error
+	// NoRoot stops waiting for roots; reason says why none was usable.
+	NoRoot(reason string)
+}
+
+// rootsOptions fills Options' workspace hooks from w.
+func rootsOptions(w Workspace, log *slog.Logger, opts *Options) {
+	opts.Cwd = w.Dir
+	opts.Ready = w.Ready
+	opts.NeedRoots = w.Pending
+	opts.UseRoots = func(ctx context.Context, roots []*mcp.Root) {
+		dir, err := firstUsableRoot(roots, os.UserHomeDir)
+		if err != nil {
+			log.Info("no workspace from the client's roots", "reason", err)
+			w.NoRoot(err.Error())
+			return
+		}
+		if err := w.UseRoot(ctx, dir); err != nil {
+			log.Error("cannot use the client's root as the workspace", "root", dir, "err", err)
+			w.NoRoot(err.Error())
+		}
+	}
+}
+
+// rootsRequest is the id of the input request for the client's roots.
+const rootsRequest = "dshhost/roots"
+
+// roots runs the roots exchange while NeedRoots holds: it returns the
+// input-required result that asks for them, or nil once they were handed to
+// UseRoots (or the client cannot offer any).
+func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if s.opts.NeedRoots == nil || s.opts.UseRoots == nil || !s.opts.NeedRoots() {
+		return nil
+	}
+	if req.Params != nil {
+		if resp, ok := req.Params.InputResponses[rootsRequest]; ok {
+			lr, _ := resp.(*mcp.ListRootsResult)
+			if lr != nil {
+				s.opts.UseRoots(ctx, lr.Roots)
+			} else {
+				s.opts.UseRoots(ctx, nil)
+			}
+			return nil
+		}
+	}
+	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+		s.opts.UseRoots(ctx, nil)
+		return nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
+}
+
+// errNoRoots is the reason when the client offered no root at all.
+var errNoRoots = errors.New("the client offered no roots")
+
+// firstUsableRoot returns the first of the client's roots that can be the
+// workspace: a file: URI naming an existing directory that is neither / nor
+// the home directory (the rule for a guessed working directory: MCP clients
+// often run there). When none can, the error names each refused root and
+// why, in the client's order, e.g. `the client's roots were refused:
+// "file:///" (the file system root is never used as the workspace)`.
+func firstUsableRoot(roots []*mcp.Root, home func() (string, error)) (string, error) {
+	if len(roots) == 0 {
+		return "", errNoRoots
+	}
+	var refused []string
+	for _, r := range roots {
+		dir, why := rootDir(r.URI, home)
+		if why == "" {
+			return dir, nil
+		}
+		refused = append(refused, fmt.Sprintf("%q (%s)", r.URI, why))
+	}
+	return "", errors.New("the client's roots were refused: " + strings.Join(refused, ", "))
+}
+
+// rootDir returns the directory of a root URI, or why it cannot be the
+// workspace.
+func rootDir(uri string, home func() (string, error)) (string, string) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return "", "not a file: URI"
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", "a file on another host"
+	}
+	dir := filepath.Clean(u.Path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", "not an existing directory"
+	}
+	if dir == "/" {
+		return "", "the file system root is never used as the workspace"
+	}
+	if h, err := home(); err == nil && filepath.Clean(h) == dir {
+		return "", "the home directory is never used as the workspace"
+	}
+	return dir, ""
+}
