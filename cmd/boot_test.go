@@ -169,7 +169,9 @@ func TestInformationCommands(t *testing.T) {
 			assert.Equal(t, 0, res.code, c)
 			assert.Contains(t, res.stdout, "usage: dshhost "+c, c)
 		}
-		res := dshhost(t, w, "", nil, "--version")
+		res := dshhost(t, w, "", nil, "--help")
+		assert.Contains(t, res.stdout+res.stderr, "runs the dsh filesystem tools (list, read, write, edit, glob, grep)", "the overview names the search tools")
+		res = dshhost(t, w, "", nil, "--version")
 		assert.Equal(t, 0, res.code)
 		assert.Contains(t, res.stdout, "dshhost ")
 	})

@@ -177,7 +177,7 @@ func Run(ctx context.Context, env Env, args []string) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "%s runs the dsh filesystem tools (list, read, write, edit) for AI agents.\n", program)
+	fmt.Fprintf(w, "%s runs the dsh filesystem tools (list, read, write, edit, glob, grep) for AI agents.\n", program)
 	fmt.Fprintf(w, "\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", program)
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)

@@ -16,7 +16,18 @@ const (
 	ReasonEmptyClass     = "empty character class"
 	ReasonUnopenedAlt    = "unopened alternate group; unexpected '}'"
 	ReasonUnclosedAlt    = "unclosed alternate group; missing '}'"
+	// ReasonTooManyAlternatives is Compile's reason for a valid pattern
+	// whose braces expand to more than MaxExpansions patterns.
+	ReasonTooManyAlternatives = "its braces expand to more than 1024 patterns"
 )
+
+// MaxExpansions is the most brace-free patterns a pattern's braces may
+// expand to (`{a,b}{c,d}` expands to 4, `{a,{b,c}}` to 3). doublestar
+// matches a brace group by trying each alternative with the rest of the
+// pattern, so one match costs up to that many brace-free matches:
+// `{a,a}` twenty-four times over took 16 s per name. Our bound, beyond
+// search.md §4.5, documented in docs/search.md.
+const MaxExpansions = 1024
 
 // Validate scans pattern left to right and returns the first problem found,
 // or "" when the pattern is valid (search.md §4.5): a trailing `\`; a `[`
@@ -80,7 +91,9 @@ type Pattern struct {
 	none     bool   // ends with "/" or is empty after the prefix removal
 }
 
-// Compile validates pattern and applies the anchoring rules: while the
+// Compile validates pattern, refuses one whose braces expand to more than
+// MaxExpansions patterns (ReasonTooManyAlternatives), and applies the
+// anchoring rules: while the
 // pattern starts with `/` or `./` that prefix is removed and the pattern is
 // anchored; a pattern holding `/` anywhere is anchored too; one that ends
 // with `/` or is empty after the removal matches no file. It returns the
@@ -88,6 +101,9 @@ type Pattern struct {
 func Compile(pattern string) (Pattern, string) {
 	if reason := Validate(pattern); reason != "" {
 		return Pattern{}, reason
+	}
+	if Expansions(pattern) > MaxExpansions {
+		return Pattern{}, ReasonTooManyAlternatives
 	}
 	p := Pattern{expr: pattern}
 	for {
@@ -162,4 +178,74 @@ func HasListComma(include string) bool {
 		}
 	}
 	return false
+}
+
+// Expansions returns how many brace-free patterns the braces of the valid
+// pattern expand to: the product over its brace groups of the sum over
+// each group's alternatives of their own expansions (nested groups
+// count within their alternative). Braces and commas are found as
+// doublestar finds them: a backslash escapes the next byte and a `[...]`
+// class is skipped. The count stops growing past MaxExpansions (it then
+// returns MaxExpansions+1), so it is cheap for any pattern.
+func Expansions(pattern string) int {
+	n := 1
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			i = classEnd(pattern, i)
+		case '{':
+			alts, end := group(pattern, i)
+			sum := 0
+			for _, alt := range alts {
+				sum = min(sum+Expansions(alt), MaxExpansions+1)
+			}
+			n = min(n*sum, MaxExpansions+1)
+			i = end
+		}
+	}
+	return n
+}
+
+// classEnd returns the index of the `]` closing the class that opens at
+// pattern[open] (or len(pattern)), skipping escaped bytes.
+func classEnd(pattern string, open int) int {
+	i := open + 1
+	for ; i < len(pattern); i++ {
+		if pattern[i] == '\\' {
+			i++
+		} else if pattern[i] == ']' {
+			break
+		}
+	}
+	return i
+}
+
+// group splits the brace group opening at pattern[open] into its
+// alternatives (at its top-level commas) and returns the index of its
+// closing `}` (len(pattern) when there is none).
+func group(pattern string, open int) (alts []string, end int) {
+	depth, start := 0, open+1
+	for i := open + 1; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			i = classEnd(pattern, i)
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return append(alts, pattern[start:i]), i
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				alts = append(alts, pattern[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(alts, pattern[start:]), len(pattern)
 }

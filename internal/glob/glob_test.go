@@ -1,6 +1,7 @@
 package glob
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -137,4 +138,36 @@ func TestHasListComma(t *testing.T) {
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, HasListComma(tc.include), tc.include)
 	}
+}
+
+func TestExpansionsAreCountedAsDoublestarSplitsBraces(t *testing.T) {
+	for pattern, want := range map[string]int{
+		"*.go":                      1,
+		"{}":                        1,
+		"{a,}":                      2,
+		"{a,b}{c,d}":                4,
+		"{a,{b,c}}":                 3,
+		"{a,{b,c}{d,e}}/x{1,2}":     10,
+		`\{a,b}`:                    1, // an escaped brace opens nothing
+		`{a\,b,c}`:                  2,
+		"{[,}],b}":                  2, // a class hides its comma and brace
+		"[{]{a,b}":                  2,
+		strings.Repeat("{a,b}", 10): 1024,
+		strings.Repeat("{a,a}", 24): MaxExpansions + 1,
+	} {
+		assert.Equal(t, want, Expansions(pattern), pattern)
+	}
+}
+
+// TestTooManyExpansionsAreRefused: doublestar tries every expansion, so a
+// pattern of {a,a} twenty-four times took 16 s per name; one beyond
+// MaxExpansions is refused before any matching.
+func TestTooManyExpansionsAreRefused(t *testing.T) {
+	_, reason := Compile(strings.Repeat("{a,b}", 10))
+	assert.Empty(t, reason, "1024 expansions are allowed")
+	for _, p := range []string{strings.Repeat("{a,a}", 24) + "b", strings.Repeat("{a,b}", 11), "{" + strings.Repeat("x,", 1024) + "y}"} {
+		_, reason = Compile(p)
+		assert.Equal(t, ReasonTooManyAlternatives, reason)
+	}
+	assert.Equal(t, ReasonUnclosedAlt, func() string { _, r := Compile(strings.Repeat("{a,b}", 11) + "{"); return r }(), "Validate's reasons come first")
 }

@@ -2,6 +2,7 @@ package fslocal_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -122,6 +123,12 @@ func TestPathsPastPathMax(t *testing.T) {
 		chunks, _, err := collect(t, seq)
 		require.NoError(t, err)
 		assert.Equal(t, "one\n", chunks)
+		rc, err := w.p.Open(ctx, tg)
+		require.NoError(t, err, "grep's Open reaches it too")
+		raw, err := io.ReadAll(rc)
+		rc.Close()
+		require.NoError(t, err)
+		assert.Equal(t, "one\n", string(raw))
 		_, err = w.p.EditText(ctx, tg, fsapi.EditRequest{OldString: "one", NewString: "two"}, &fsapi.EditGuard{Version: info.Version})
 		require.NoError(t, err)
 		out, err = w.p.WriteText(ctx, tg, "three\n", nil)

@@ -200,6 +200,29 @@ var permissionCases = []struct {
 		_, err := w.p.Open(context.Background(), w.target("secret.txt"))
 		assertDenied(t, err, `cannot read "%s": permission denied`, w.path("secret.txt"))
 	}},
+	{"a directory that can be listed but not searched is unreadable in a walk", func(t *testing.T, w *workspace) {
+		w.file("d/a.txt", "x", 0o644)
+		w.file("e/b.txt", "x", 0o644)
+		w.file("z.txt", "x", 0o644)
+		require.NoError(t, os.Mkdir(w.path("empty"), 0o755))
+		restrict(t, w.path("d"), 0o644)
+		restrict(t, w.path("empty"), 0o644)
+		vs, es, err := walkAll(t, w, ".", fsapi.WalkOptions{FileInfo: true})
+		require.NoError(t, err)
+		assert.Equal(t, []visit{
+			{".", fsapi.TypeDirectory, true},
+			{"d", fsapi.TypeDirectory, false},
+			{"d", fsapi.TypeDirectory, true},
+			{"e", fsapi.TypeDirectory, false},
+			{"e", fsapi.TypeDirectory, true},
+			{"e/b.txt", fsapi.TypeFile, false},
+			{"empty", fsapi.TypeDirectory, false},
+			{"empty", fsapi.TypeDirectory, true},
+			{"z.txt", fsapi.TypeFile, false},
+		}, vs, "d's names are listed but none can be reached; an empty one loses nothing")
+		assertDenied(t, es[2].Err, `cannot search "%s": permission denied`, w.path("d"))
+		assert.NoError(t, es[7].Err)
+	}},
 	{"a permission error outside the root is refused as outside", func(t *testing.T, w *workspace) {
 		j := newJail(t)
 		require.NoError(t, os.Mkdir(j.outside("locked"), 0o755))

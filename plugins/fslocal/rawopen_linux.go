@@ -22,17 +22,24 @@ const rawOpenFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CL
 // confinement it is one openat2 beneath the root's descriptor with
 // RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS: a component that would leave the
 // root fails EXDEV. Without confinement it is a plain open of the absolute
-// key.
+// key. A path of longPath bytes or more (past PATH_MAX one call is refused)
+// reports errNoRawOpen, so Open takes the component-by-component path
+// ([D17]).
 func (t *tree) openRaw(abs string) (int, error) {
 	if rawOpenDisabled {
 		return -1, errNoRawOpen
 	}
-	if t.root == nil {
+	if t.root == nil && len(abs) < longPath {
 		return unix.Open(abs, rawOpenFlags, 0)
 	}
 	n, err := t.name(abs)
 	if err != nil {
 		return -1, err
+	}
+	if len(n) >= longPath || t.root == nil {
+		// Past PATH_MAX one call is refused (ENAMETOOLONG): the general
+		// path walks it a component at a time ([D17]).
+		return -1, errNoRawOpen
 	}
 	dirfd, err := t.rootFD()
 	if err != nil {

@@ -31,7 +31,9 @@ var errDirSwapped = errors.New("directory changed while it was searched")
 // the root and a directory swapped for a symlink mid-walk is reported as
 // FS_IO_ERROR in that visit's Err and not descended. Types come from the
 // directory read (d_type); files are lstat'ed only when opts.FileInfo asks.
-// DirFiles are opened with O_NOFOLLOW|O_NONBLOCK and read only when they
+// The provider's own scratch files (staging files and marked copies,
+// [IsScratchName]) are never visited, as list skips them. DirFiles are
+// opened with O_NOFOLLOW|O_NONBLOCK and read only when they
 // are regular files of at most opts.MaxFileBytes bytes.
 //
 // Errors for the root: FS_ABORTED `walk aborted`; FS_NOT_FOUND, FS_NOT_DIRECTORY,
@@ -118,12 +120,28 @@ func (w *walker) target(rel string) fsapi.Target {
 	return fsapi.Target{Key: joinName(w.key, rel), DisplayPath: joinName(w.display, rel)}
 }
 
+// readBatch is how many names a directory read takes between two checks
+// of the context (search.md §4.8: a directory of 200,000 entries is not
+// one unchecked read).
+const readBatch = 4096
+
 // read lists the open directory f (descriptor fd), sorted by name bytes,
-// and reads the DirFiles present in it.
+// and reads the DirFiles present in it. The context is checked between
+// batches of readBatch names (FS_ABORTED `walk aborted`).
 func (w *walker) read(f *os.File, fd int) ([]os.DirEntry, map[string][]byte, error) {
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, nil, err
+	var entries []os.DirEntry
+	for {
+		if err := w.ctx.Err(); err != nil {
+			return nil, nil, fsapi.ErrAborted("walk", err)
+		}
+		batch, err := f.ReadDir(readBatch)
+		entries = append(entries, batch...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var files map[string][]byte
@@ -167,6 +185,9 @@ func readDirFile(dirfd int, name string, max int64) ([]byte, bool) {
 func (w *walker) children(dirfd int, rel string, entries []os.DirEntry) error {
 	for _, de := range entries {
 		name := de.Name()
+		if IsScratchName(name) {
+			continue // a staging file or a marked copy (contract §3.7 [D9+])
+		}
 		path := name
 		if rel != "" {
 			path = rel + "/" + name
@@ -223,6 +244,13 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 		defer sub.Close()
 		entries, e.Files, err = w.read(sub, subfd)
 	}
+	if err == nil && len(entries) > 0 {
+		err = searchable(subfd, e.Name)
+	}
+	var fe *fsapi.Error
+	if errors.As(err, &fe) && fe.Code == fsapi.CodeAborted {
+		return err
+	}
 	if err != nil {
 		if absent(err) {
 			return nil
@@ -238,6 +266,19 @@ func (w *walker) descend(dirfd int, e fsapi.WalkEntry) error {
 		return err
 	}
 	return w.children(subfd, e.Path, entries)
+}
+
+// searchable reports EACCES (as a *fs.PathError for name) when the open
+// directory dirfd can be listed but not searched (read without execute
+// permission): its names are known but none of its entries can be reached,
+// so the walk reports it unreadable (search.md §6.4 rule 4) instead of
+// dropping its files silently. Looking up "." needs search permission.
+func searchable(dirfd int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, ".", &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return nil
 }
 
 // openChildDir opens the directory name of dirfd without following a

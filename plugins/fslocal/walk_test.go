@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -319,4 +320,77 @@ func TestWalkRefusesADirectorySwappedForASymlink(t *testing.T) {
 	require.Error(t, dirErr)
 	assert.True(t, strings.HasPrefix(dirErr.Error(), `cannot search "`+j.path("d")+`": `), dirErr.Error())
 	assertCode(t, fsapi.CodeIOError, dirErr)
+}
+
+// TestWalkSkipsScratchFiles: a staging file left by a killed write and the
+// marked copy of an in-place rewrite are never visited, so glob and grep
+// skip them as list does (contract §3.7 [D9+]).
+func TestWalkSkipsScratchFiles(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("big.txt", "x", 0o644)
+	w.file("d/.big.txt.0b5e3c1e-8f4e-4a3c-9d2b-6f1a2b3c4d5e.dsh-tmp", "x", 0o644)
+	w.file(".big.txt.0b5e3c1e-8f4e-4a3c-9d2b-6f1a2b3c4d5e.dsh-rewrite", "x", 0o644)
+	w.file(".big.txt.not-a-uuid.dsh-tmp", "x", 0o644)
+	vs, _, err := walkAll(t, w, ".", fsapi.WalkOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []visit{
+		{".", fsapi.TypeDirectory, true},
+		{".big.txt.not-a-uuid.dsh-tmp", fsapi.TypeFile, false},
+		{"big.txt", fsapi.TypeFile, false},
+		{"d", fsapi.TypeDirectory, false},
+		{"d", fsapi.TypeDirectory, true},
+	}, vs)
+}
+
+// countingCtx counts the checks of its Err, and is done from the
+// stopAt-th check on when stopAt is set.
+type countingCtx struct {
+	context.Context
+	checks atomic.Int64
+	stopAt atomic.Int64
+}
+
+func (c *countingCtx) Err() error {
+	n := c.checks.Add(1)
+	if s := c.stopAt.Load(); s > 0 && n >= s {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestWalkChecksTheContextWhileReadingALargeDirectory: a directory of
+// 10,000 names is read in batches with the context checked between them
+// (search.md §4.8), not in one unchecked read; a context done during the
+// read aborts the walk, never reported as an unreadable directory.
+func TestWalkChecksTheContextWhileReadingALargeDirectory(t *testing.T) {
+	w := newWorkspace(t)
+	require.NoError(t, os.Mkdir(w.path("big"), 0o755))
+	for i := range 10_000 {
+		require.NoError(t, os.WriteFile(w.path("big/f"+strconv.Itoa(i)), nil, 0o644))
+	}
+	ctx := &countingCtx{Context: context.Background()}
+	var before, after int64
+	err := w.p.Walk(ctx, w.target("."), fsapi.WalkOptions{}, func(e fsapi.WalkEntry) error {
+		if e.Path == "big" && !e.Opened {
+			before = ctx.checks.Load()
+		}
+		if e.Path == "big" && e.Opened {
+			after = ctx.checks.Load()
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, after-before, int64(5), "the descent, 3 batches of 4096 and the visit")
+
+	ctx = &countingCtx{Context: context.Background()}
+	var visits []visit
+	err = w.p.Walk(ctx, w.target("."), fsapi.WalkOptions{}, func(e fsapi.WalkEntry) error {
+		visits = append(visits, visit{e.Path, e.Type, e.Opened})
+		if e.Path == "big" && !e.Opened {
+			ctx.stopAt.Store(ctx.checks.Load() + 3) // during the second batch
+		}
+		return nil
+	})
+	assert.EqualError(t, err, "walk aborted")
+	assert.Equal(t, []visit{{".", fsapi.TypeDirectory, true}, {"big", fsapi.TypeDirectory, false}}, visits)
 }

@@ -19,6 +19,18 @@ var vcsNames = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": 
 // isVCS reports whether name is a VCS metadata name (search.md §4.4).
 func isVCS(name string) bool { return vcsNames[name] }
 
+// skipEntry is what a walk function returns to leave the entry e out:
+// [fsapi.SkipDir] for a directory (not descended, search.md §5.3 step 5),
+// nil for anything else. SkipDir on a file or symlink would skip the rest
+// of its parent directory (the fs.WalkDir rule), so a `.git` file of a
+// worktree would hide its siblings.
+func skipEntry(e fsapi.WalkEntry) error {
+	if e.Type == fsapi.TypeDirectory {
+		return fsapi.SkipDir
+	}
+	return nil
+}
+
 // inVCS reports whether the path rel (a search root shown relative to B)
 // has a segment that is a VCS name: the lexical check of search.md §4.4.
 func inVCS(rel string) bool {

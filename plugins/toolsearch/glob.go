@@ -121,7 +121,7 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 				return nil
 			}
 			if isVCS(e.Name) {
-				return fsapi.SkipDir
+				return skipEntry(e)
 			}
 			switch e.Type {
 			case fsapi.TypeDirectory:

@@ -2,6 +2,8 @@ package toolsearch
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -31,6 +33,12 @@ type matcher struct {
 	// which every matching line contains: one per branch of a top-level
 	// alternation (`TODO|FIXME`).
 	anyOf [][]byte
+	// prefix is the literal every match starts with, with no empty-width
+	// assertion before it ([literalPrefix]), and anchored the same regexp anchored at the start
+	// of its input, when prefix is not empty: candidateWithin tries a long
+	// line at each occurrence of prefix.
+	prefix   []byte
+	anchored *regexp.Regexp
 }
 
 // compilePattern validates and compiles grep's pattern (search.md §6.2
@@ -56,6 +64,11 @@ func compilePattern(pattern string, ignoreCase bool) (*matcher, error) {
 		return nil, errInvalidRegexp(strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	m := &matcher{re: re}
+	if prefix := literalPrefix(expr); prefix != "" {
+		if m.anchored, err = regexp.Compile(`\A(?:` + expr + `)`); err == nil {
+			m.prefix = []byte(prefix)
+		}
+	}
 	if ignoreCase {
 		if tree, err = syntax.Parse(expr, syntax.Perl); err != nil {
 			return nil, errInvalidRegexp(err.Error()) // unreachable: it compiled
@@ -199,4 +212,113 @@ func (m *matcher) candidate(line []byte) bool {
 		}
 	}
 	return m.re.Match(line)
+}
+
+// candidateWithin is candidate for a long line, with the budget checked at
+// least every readSize bytes the regexp consumes (search.md §4.8): the
+// regexp reads the line through a [budgetReader], which ends the input
+// early once the budget is done. stopped reports that it was, and then
+// matched means nothing. The result is otherwise the one candidate gives:
+// the reader hands the regexp the same runes (an invalid byte is one
+// U+FFFD of width 1 either way) and the line's end is the input's end.
+func (m *matcher) candidateWithin(budget context.Context, line []byte) (matched, stopped bool) {
+	for _, l := range m.also {
+		if !bytes.Contains(line, l) {
+			return false, false
+		}
+	}
+	from := 0
+	if m.prefix != nil {
+		var done bool
+		if matched, stopped, done, from = m.atPrefixes(budget, line); done {
+			return matched, stopped
+		}
+	}
+	// A match starting at from or later: since every match starts with
+	// prefix (a rune, not an empty-width assertion), the text before from
+	// is no context the regexp looks at.
+	br := &budgetReader{budget: budget, r: bytes.NewReader(line[from:]), left: readSize}
+	matched = m.re.MatchReader(br)
+	return matched && !br.stopped, br.stopped
+}
+
+// atPrefixes tries the anchored regexp at each occurrence of prefix in
+// line (the only places a match can start), as regexp's own prefix scan
+// does for a byte slice, which a reader cannot. Each try stops when no
+// match can continue, but one like `x.*y` may read to the end of the line
+// each time, so once the tries have read twice the line's length it gives
+// up (done false) and returns the offset of the occurrence not yet tried,
+// from which one unanchored pass decides in linear time.
+func (m *matcher) atPrefixes(budget context.Context, line []byte) (matched, stopped, done bool, from int) {
+	read := 0
+	br := &budgetReader{budget: budget, r: bytes.NewReader(nil)}
+	for pos, tries := 0, 0; ; tries++ {
+		i := bytes.Index(line[pos:], m.prefix)
+		if i < 0 {
+			return false, false, true, 0
+		}
+		pos += i
+		if tries%256 == 0 && budget.Err() != nil {
+			return false, true, true, 0
+		}
+		if read > 2*len(line) {
+			return false, false, false, pos
+		}
+		br.r.Reset(line[pos:])
+		br.left, br.read = readSize, 0
+		if m.anchored.MatchReader(br) && !br.stopped {
+			return true, false, true, 0
+		}
+		if br.stopped {
+			return false, true, true, 0
+		}
+		read += br.read + 1
+		pos++
+	}
+}
+
+// budgetReader is an [io.RuneReader] over a line that checks a budget
+// every readSize bytes and reports the end of input once it is done.
+type budgetReader struct {
+	budget  context.Context
+	r       *bytes.Reader
+	left    int // bytes until the next check
+	read    int // bytes handed out
+	stopped bool
+}
+
+// ReadRune returns the next rune as bytes.Reader does, or io.EOF once the
+// budget is done (stopped is then set).
+func (b *budgetReader) ReadRune() (rune, int, error) {
+	if b.stopped {
+		return 0, 0, io.EOF
+	}
+	if b.left <= 0 {
+		if b.budget.Err() != nil {
+			b.stopped = true
+			return 0, 0, io.EOF
+		}
+		b.left = readSize
+	}
+	r, n, err := b.r.ReadRune()
+	b.left -= n
+	b.read += n
+	return r, n, err
+}
+
+// literalPrefix returns the literal that every match of expr starts with
+// when the program's first step is a case-sensitive rune (syntax.Prog's
+// Prefix), else "". Not regexp's LiteralPrefix: for `^foo` that skips the
+// `^` and says "foo", but a match of `^foo` cannot start at any "foo".
+func literalPrefix(expr string) string {
+	tree, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return ""
+	}
+	prefix, _ := prog.Prefix()
+	return prefix
 }

@@ -61,7 +61,7 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 			s.buf = nil
 		}
 	}()
-	st := lineState{m: s.m, opts: &opts, number: 1, first: true, lower: s.lower}
+	st := lineState{m: s.m, opts: &opts, number: 1, first: true, lower: s.lower, budget: budget}
 	defer func() {
 		if s.lower = st.lower; cap(s.lower) > keepBuffer {
 			s.lower = nil
@@ -73,7 +73,7 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 	sniffed := !opts.binary
 	eof := false
 	var res scanResult
-	for !eof && !st.full() {
+	for !eof && !st.full() && !st.stopped {
 		if budget.Err() != nil {
 			res.unfinished = true
 			break
@@ -137,6 +137,9 @@ func (s *scanner) scan(budget context.Context, r io.Reader, opts scanOptions) sc
 		st.lines(buf[st.start:end], eof)
 		st.start = end
 	}
+	if st.stopped {
+		res.unfinished = true
+	}
 	s.buf = buf
 	res.matches = st.matches
 	return res
@@ -151,9 +154,16 @@ type lineState struct {
 	first   bool // the next line is the file's first (its BOM is removed)
 	matches []lineMatch
 	lower   []byte // scratch: a region with its ASCII letters lowered
+	// budget is checked while the regexp runs over a line longer than
+	// readSize; stopped is set when it ran out there, and that line is
+	// not counted (search.md §4.8).
+	budget  context.Context
+	stopped bool
 }
 
-func (st *lineState) full() bool { return len(st.matches) >= st.opts.maxMatches }
+// full reports whether the scan should take no more lines: enough matches,
+// or the budget ran out inside a long line.
+func (st *lineState) full() bool { return st.stopped || len(st.matches) >= st.opts.maxMatches }
 
 // lines handles data, whole lines ending in LF, plus at the end of the file
 // a final segment without LF, which is a line only when non-empty. With a
@@ -256,7 +266,16 @@ func (st *lineState) line(raw []byte) {
 		line = bytes.TrimPrefix(line, []byte("\xEF\xBB\xBF"))
 		st.first = false
 	}
-	if st.m.candidate(line) {
+	matched := false
+	if len(line) > readSize {
+		matched, st.stopped = st.m.candidateWithin(st.budget, line)
+		if st.stopped {
+			return
+		}
+	} else {
+		matched = st.m.candidate(line)
+	}
+	if matched {
 		st.matches = append(st.matches, lineMatch{number: st.number, line: preview(line, st.opts.previewMax)})
 	}
 	st.number++

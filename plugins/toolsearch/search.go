@@ -266,18 +266,12 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(
 		}
 		return nil
 	}
-	skip := func() error {
-		if isDir {
-			return fsapi.SkipDir
-		}
-		return nil
-	}
 	if isVCS(e.Name) || e.Name[0] == '.' {
-		return skip()
+		return skipEntry(e)
 	}
 	stack.Trim(e.Path)
 	if stack.Ignored(e.Path, isDir) {
-		return skip()
+		return skipEntry(e)
 	}
 	if isDir || e.Type != fsapi.TypeFile {
 		return nil
