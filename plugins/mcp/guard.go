@@ -19,16 +19,19 @@ import (
 //     else 403. Requests without Origin (non-browser clients) pass.
 //   - Authorization: `Bearer <token>`, compared in constant time; else 401
 //     with `WWW-Authenticate: Bearer`. No token means no check (noAuth).
+//   - A DELETE that passed cancels its session's running calls before the
+//     SDK ends the session (sessioncalls.go).
 type guard struct {
 	next    http.Handler
-	limits  *callLimits // tracks POSTs for the drain
-	token   []byte      // sha256 of the token; nil: no auth
+	limits  *callLimits   // tracks POSTs for the drain
+	calls   *sessionCalls // a DELETE cancels its session's running calls
+	token   []byte        // sha256 of the token; nil: no auth
 	hosts   []string
 	origins []string
 }
 
-func newGuard(next http.Handler, c *callLimits, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
-	g := &guard{next: next, limits: c}
+func newGuard(next http.Handler, c *callLimits, calls *sessionCalls, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+	g := &guard{next: next, limits: c, calls: calls}
 	if token != "" {
 		sum := sha256.Sum256([]byte(token))
 		g.token = sum[:]
@@ -65,6 +68,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 		return
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" && g.calls != nil {
+		// The SDK ends the session only once its handlers have returned:
+		// cancel them first, so DELETE is prompt whatever a call is doing.
+		g.calls.cancel(id)
 	}
 	if r.Method == http.MethodPost {
 		if !g.limits.requests.begin() {

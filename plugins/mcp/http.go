@@ -75,7 +75,7 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 		DisableLocalhostProtection: true, // the guard checks Host itself, with allowHosts
 	})
 	mux := http.NewServeMux()
-	mux.Handle(Path, newGuard(handler, s.limits, token, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins))
+	mux.Handle(Path, newGuard(handler, s.limits, &s.calls, token, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins))
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	scheme := "http"
 	if secure {

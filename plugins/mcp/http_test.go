@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -373,4 +374,55 @@ func ExampleServer_URL() {
 // quietLogger drops the SDK's per-session info lines.
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// DELETE ends a session promptly: its running calls are cancelled first
+// (the SDK closes a session only once its handlers have returned), so a
+// call that honours its context ends, and the DELETE does not wait for a
+// long tool (a trial's grep held a DELETE 28 s).
+func TestHTTPDeleteCancelsTheSessionsCalls(t *testing.T) {
+	s := serveHTTP(t, nil)
+	started := make(chan struct{})
+	var once sync.Once
+	var cancelled atomic.Bool
+	_, err := events.FSObserved.On(s.Host.Root(), func(ctx context.Context, o events.Observation) error {
+		if strings.HasSuffix(o.Target.DisplayPath, "slow.txt") {
+			once.Do(func() { close(started) })
+			select {
+			case <-ctx.Done():
+				cancelled.Store(true)
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "slow.txt"), []byte("slow\n"), 0o644))
+	cs, err := s.connectWith(t, "secret", true)
+	require.NoError(t, err)
+	go func() {
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "slow.txt"}})
+	}()
+	<-started
+	req, err := http.NewRequest(http.MethodDelete, s.srv.URL(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- -1
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	select {
+	case code := <-done:
+		assert.Equal(t, http.StatusNoContent, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("DELETE waited for the session's running call")
+	}
+	assert.True(t, cancelled.Load(), "the call's context was cancelled")
 }

@@ -61,7 +61,8 @@ type Server struct {
 	held     int               // open Hold calls: changes wait for the last release
 	stale    bool              // a change came in while held
 
-	limits *callLimits // calls in flight, their timeout and the drain (limits.go)
+	limits *callLimits  // calls in flight, their timeout and the drain (limits.go)
+	calls  sessionCalls // each session's running calls, cancelled when it ends (sessioncalls.go)
 
 	approvals *approvals  // approval questions: key, bound, shutdown (approval.go)
 	scope     *host.Scope // emits session/closed
@@ -184,6 +185,11 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			raw = req.Params.Arguments
 		}
 		session := s.session(req.Session)
+		if req.Session != nil {
+			var end func()
+			ctx, end = s.calls.begin(ctx, req.Session.ID())
+			defer end()
+		}
 		var asked *approval
 		session.Ask, asked = s.askFunc(req, session.ID)
 		res := s.limits.run(ctx, func(ctx context.Context) tools.Result {
