@@ -185,9 +185,16 @@ func (t *tracker) startDrain() <-chan struct{} {
 	return t.idle
 }
 
+// cancelGrace is how long the drain waits, once it cancelled the calls
+// left, for their aborted results to be answered: a call answers at most
+// abortGrace after its context ended.
+const cancelGrace = abortGrace + time.Second
+
 // drain refuses new HTTP requests, waits up to timeout (or ctx)
 // for those in flight to be answered, then cancels the contexts of the
-// calls left. It reports whether everything was answered in time.
+// calls left and waits up to cancelGrace for their aborted results to be
+// answered too (a request read before shutdown gets a reply). It reports
+// whether everything was answered within timeout.
 func (c *callLimits) drain(ctx context.Context, timeout time.Duration) bool {
 	requests, running := c.requests.startDrain(), c.running.startDrain()
 	t := time.NewTimer(timeout)
@@ -200,6 +207,15 @@ func (c *callLimits) drain(ctx context.Context, timeout time.Duration) bool {
 		case <-ctx.Done():
 		}
 		c.cancel()
+		grace := time.NewTimer(cancelGrace)
+		defer grace.Stop()
+		for _, idle := range []<-chan struct{}{running, requests} {
+			select {
+			case <-idle:
+			case <-grace.C:
+				return false
+			}
+		}
 		return false
 	}
 	return true
