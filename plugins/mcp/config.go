@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -84,7 +86,10 @@ func defaultConfig() Config {
 
 // Validate checks the limits and the transport's security rules: a
 // non-loopback address needs an explicit token (or file) and noAuth needs a
-// loopback address; TLS needs both files.
+// loopback address; TLS needs both files and the HTTP transport; each
+// allowed origin is `scheme://host[:port]` with scheme http or https (the
+// form an Origin header has), so a value that could never match is an
+// error rather than silently ignored.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.MaxMessageBytes < 1 {
@@ -104,6 +109,14 @@ func (c *Config) Validate() error {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		errs = append(errs, errors.New("mcp: tlsCert and tlsKey go together"))
 	}
+	if c.TLSCert != "" && c.HTTP == "" {
+		errs = append(errs, errors.New("mcp: tlsCert and tlsKey need http (TLS applies to the HTTP transport; stdio has none)"))
+	}
+	for i, o := range c.AllowOrigins {
+		if !originForm(o) {
+			errs = append(errs, fmt.Errorf("mcp: allowOrigins[%d] must be scheme://host[:port] with scheme http or https, not %q", i, o))
+		}
+	}
 	if c.HTTP != "" {
 		host, _, err := net.SplitHostPort(c.HTTP)
 		switch {
@@ -116,6 +129,15 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// originForm reports whether o has the form of an Origin header value:
+// `http://host[:port]` or `https://host[:port]`, nothing after (a trailing
+// `/` is tolerated, as the guard trims it).
+func originForm(o string) bool {
+	u, err := url.Parse(strings.TrimSuffix(o, "/"))
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		u.Path == "" && u.RawQuery == "" && u.Fragment == "" && u.User == nil
 }
 
 // loopbackHost reports whether host (no port) is a loopback name or IP.

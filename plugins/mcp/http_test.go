@@ -169,6 +169,19 @@ func TestHTTPRefusesUnsafeAddresses(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = config.Decode(p, map[string]any{"tlsCert": "c.pem"})
 	assert.ErrorContains(t, err, "mcp: tlsCert and tlsKey go together")
+	_, err = config.Decode(p, map[string]any{"tlsCert": "c.pem", "tlsKey": "k.pem"})
+	assert.ErrorContains(t, err, "mcp: tlsCert and tlsKey need http (TLS applies to the HTTP transport; stdio has none)")
+	_, err = config.Decode(p, map[string]any{"http": "127.0.0.1:0", "tlsCert": "c.pem", "tlsKey": "k.pem"})
+	assert.NoError(t, err)
+	// Values an Origin header can never carry are errors, not silent no-ops.
+	for _, bad := range []string{"*", "ide.example", "ftp://ide.example", "https://ide.example/path", "https://"} {
+		_, err = config.Decode(p, map[string]any{"allowOrigins": []any{bad}})
+		assert.ErrorContains(t, err, fmt.Sprintf("mcp: allowOrigins[0] must be scheme://host[:port] with scheme http or https, not %q", bad))
+	}
+	for _, good := range []string{"https://ide.example", "http://localhost:3000", "https://ide.example/"} {
+		_, err = config.Decode(p, map[string]any{"allowOrigins": []any{good}})
+		assert.NoError(t, err, good)
+	}
 	_, err = config.Decode(p, map[string]any{"maxInFlight": 0, "callTimeout": "0s"})
 	assert.ErrorContains(t, err, "mcp: maxInFlight must be a positive integer")
 	assert.ErrorContains(t, err, "mcp: callTimeout must be a positive duration")
