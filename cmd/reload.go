@@ -23,11 +23,6 @@ func infrastructure(e config.Entry) bool {
 	return e.Name == tools.Plugin.Name() || e.Name == "mcp"
 }
 
-// sameLimits reports whether a and b have the same call limits.
-func sameLimits(a, b mcpplugin.Config) bool {
-	return a.MaxInFlight == b.MaxInFlight && a.CallTimeout == b.CallTimeout && a.DrainTimeout == b.DrainTimeout
-}
-
 // reloadReport says what one reload did, by entry id, in list order.
 type reloadReport struct {
 	// Kept are the entries left running untouched (same name, config and
@@ -168,7 +163,7 @@ func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloa
 			if ok {
 				running, ok = inst.Config().(mcpplugin.Config)
 			}
-			if !ok || sameLimits(running, newCfg) {
+			if !ok || reflect.DeepEqual(running.WithLimitsOf(newCfg), running) {
 				rep.Kept = append(rep.Kept, e.ID)
 				break
 			}

@@ -487,3 +487,32 @@ func TestWatchFalseInAReloadKeepsWatching(t *testing.T) {
 	require.NoError(t, l.next().Err)
 	assert.Equal(t, 70, l.readLimit())
 }
+
+// A reload that changes only mcp's call limits updates the running server
+// in place (it is never restarted: that would cut the stdio session).
+func TestAReloadAppliesMCPLimitsInPlace(t *testing.T) {
+	withMCP := func(maxInFlight int) string {
+		return deploymentYAML(100, false) + fmt.Sprintf("  - name: mcp\n    config: {maxInFlight: %d}\n", maxInFlight)
+	}
+	l := startLive(t, withMCP(64))
+	in, feed := io.Pipe()
+	t.Cleanup(func() { _ = feed.Close() })
+	cfg := mcpserver.Plugin.DefaultConfig().(mcpserver.Config)
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = in, io.Discard, io.Discard
+	inst, err := l.rt.host.Plugin(t.Context(), mcpserver.Plugin, cfg, host.ID("mcp"))
+	require.NoError(t, err)
+	require.NoError(t, inst.Wait(t.Context()))
+	mounted := l.loadsOf("mcp")
+
+	l.replace(withMCP(3))
+	rep := l.next()
+	require.NoError(t, rep.Err)
+	assert.Equal(t, "updated [mcp]", rep.String())
+	assert.Equal(t, mounted, l.loadsOf("mcp"), "mcp was not restarted")
+	got := inst.Config().(mcpserver.Config)
+	assert.Equal(t, 3, got.MaxInFlight)
+	assert.Equal(t, io.Reader(in), got.Stdin, "the running transport's settings are kept")
+
+	l.replace(withMCP(3) + "# no change\n")
+	assert.Equal(t, "nothing changed", l.next().String())
+}

@@ -35,8 +35,8 @@ func (c *sessionCalls) begin(ctx context.Context, id string) (callCtx context.Co
 		cancel()
 		c.mu.Lock()
 		delete(set, &cancel)
-		if len(set) == 0 && c.calls[id] != nil && len(c.calls[id]) == 0 {
-			delete(c.calls, id)
+		if len(set) == 0 {
+			delete(c.calls, id) // set is still c.calls[id]: an empty set is never replaced
 		}
 		c.mu.Unlock()
 	}
