@@ -1,6 +1,7 @@
 // Package textstream streams a text file through the fs service for tools
 // that only scan it (read's line window, the editor's view), without a copy
-// per chunk when the provider can lend its buffer (contract §3.5).
+// per chunk when the provider can lend its buffer, and lets a scan that has
+// what it needs only count the rest's lines (contract §3.5, §6.7.3).
 package textstream
 
 import (
@@ -36,4 +37,39 @@ func Scan(ctx context.Context, fsys fsapi.FileSystem, t fsapi.Target) (iter.Seq2
 			}
 		}
 	}, nil
+}
+
+// ScanCounting hands t's text to consume in chunks, as Scan presents them
+// (strings valid only until consume returns), while consume returns true.
+// After the chunk on which it returns false, the rest of the text is still
+// read and checked but only its lines are counted, and the returned
+// TextRest describes it (zero when consume took everything). The provider
+// does that through fsapi.TextScanner when it has it (fslocal counts a
+// large file's rest in parallel), else it is done here over Scan's chunks;
+// the outcome is the same. The errors are Scan's: before the first chunk,
+// or met mid-stream.
+func ScanCounting(ctx context.Context, fsys fsapi.FileSystem, t fsapi.Target, consume func(chunk string) (more bool)) (fsapi.TextRest, error) {
+	if ts, ok := fsys.(fsapi.TextScanner); ok {
+		return ts.ScanText(ctx, t, func(b []byte) bool {
+			return consume(unsafe.String(unsafe.SliceData(b), len(b)))
+		})
+	}
+	chunks, err := Scan(ctx, fsys, t)
+	if err != nil {
+		return fsapi.TextRest{}, err
+	}
+	var rest fsapi.TextRest
+	taking := true
+	for c, err := range chunks {
+		switch {
+		case err != nil:
+			return fsapi.TextRest{}, err
+		case taking:
+			taking = consume(c)
+		default:
+			// Read-only view of the chunk for counting; nothing writes it.
+			rest.Count(unsafe.Slice(unsafe.StringData(c), len(c)))
+		}
+	}
+	return rest, nil
 }

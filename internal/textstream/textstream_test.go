@@ -78,3 +78,70 @@ func TestScan(t *testing.T) {
 	assert.ErrorIs(t, err, boom, "a mid-stream error is the last pair's")
 	assert.Equal(t, "abcd", got)
 }
+
+// counting is a provider with the TextScanner capability; it records that
+// it was used and returns rest for whatever its consumer did.
+type counting struct {
+	lending
+	used *bool
+	rest fsapi.TextRest
+}
+
+func (c counting) ScanText(_ context.Context, _ fsapi.Target, consume func([]byte) bool) (fsapi.TextRest, error) {
+	*c.used = true
+	consume([]byte("first"))
+	return c.rest, nil
+}
+
+// takeUntil returns a consumer that copies what it is given and stops once
+// it holds n bytes or more, and the builder it copies into.
+func takeUntil(n int) (func(string) bool, *strings.Builder) {
+	var b strings.Builder
+	return func(c string) bool {
+		b.WriteString(c)
+		return b.Len() < n
+	}, &b
+}
+
+func TestScanCountingWithoutTheCapability(t *testing.T) {
+	ctx := context.Background()
+	text := "one\ntwo\r\nthree\nfour"
+	tests := []struct {
+		name     string
+		fsys     fsapi.FileSystem
+		stopAt   int
+		consumed string
+		rest     fsapi.TextRest
+	}{
+		{"the rest after the stop is only counted", lending{plain: plain{text: text}}, 5, "one\ntw", fsapi.TextRest{Bytes: 13, Newlines: 2, Unterminated: true}},
+		{"a rest ending with LF is terminated", lending{plain: plain{text: text + "\n"}}, 1, "one", fsapi.TextRest{Bytes: 17, Newlines: 4}},
+		{"a consumer that never stops takes everything", lending{plain: plain{text: text}}, 1000, text, fsapi.TextRest{}},
+		{"a stop on the last chunk leaves an empty rest", lending{plain: plain{text: "abcdef"}}, 6, "abcdef", fsapi.TextRest{}},
+		{"without a byte stream, ReadText's text is one chunk", plain{text: text}, 1, text, fsapi.TextRest{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			consume, got := takeUntil(tc.stopAt)
+			rest, err := textstream.ScanCounting(ctx, tc.fsys, fsapi.Target{}, consume)
+			require.NoError(t, err)
+			assert.Equal(t, tc.consumed, got.String())
+			assert.Equal(t, tc.rest, rest)
+		})
+	}
+
+	boom := errors.New("read aborted")
+	consume, _ := takeUntil(1)
+	_, err := textstream.ScanCounting(ctx, lending{plain: plain{text: "abcdefgh"}, err: boom}, fsapi.Target{}, consume)
+	assert.ErrorIs(t, err, boom, "an error met while counting the rest is the result")
+}
+
+func TestScanCountingUsesTheCapability(t *testing.T) {
+	used := false
+	want := fsapi.TextRest{Bytes: 7, Newlines: 2}
+	consume, got := takeUntil(1)
+	rest, err := textstream.ScanCounting(context.Background(), counting{lending: lending{plain: plain{text: "ignored"}}, used: &used, rest: want}, fsapi.Target{}, consume)
+	require.NoError(t, err)
+	assert.True(t, used)
+	assert.Equal(t, "first", got.String(), "the provider's chunks reach the consumer")
+	assert.Equal(t, want, rest, "the provider's count is the result")
+}

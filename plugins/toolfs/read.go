@@ -3,7 +3,6 @@ package toolfs
 import (
 	"context"
 	"errors"
-	"iter"
 	"strconv"
 
 	"github.com/dsh-go/dsh/events"
@@ -91,22 +90,25 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 
 // readWindow reads t's text (streamed from readStreamMinSize bytes) and
 // cuts the line window of ra out of it (contract §6.7.2 steps 4–5).
+// A streamed read hands the text to the scanner only until the window is
+// complete; the rest is counted by the provider (in parallel where it can).
 func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, info *fsapi.Info) (readValue, error) {
-	var chunks iter.Seq2[string, error]
+	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	s := newLineScanner(spec)
 	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
-		var err error
-		if chunks, err = textstream.Scan(ctx, ts.fs, t); err != nil {
+		rest, err := textstream.ScanCounting(ctx, ts.fs, t, s.Take)
+		if err != nil {
 			return readValue{}, err
 		}
+		s.Skip(rest)
 	} else {
 		text, err := ts.fs.ReadText(ctx, t)
 		if err != nil {
 			return readValue{}, err
 		}
-		chunks = func(yield func(string, error) bool) { yield(text, nil) }
+		s.Write(text)
 	}
-	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
-	return scanWindow(chunks, spec, t.DisplayPath)
+	return s.window(t.DisplayPath)
 }
 
 // renderRead renders with the call's limit, or readLimit without one

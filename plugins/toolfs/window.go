@@ -172,9 +172,37 @@ func scanWindow(chunks iter.Seq2[string, error], spec windowSpec, displayPath st
 		}
 		s.Write(chunk)
 	}
+	return s.window(displayPath)
+}
+
+// Take is Write for a scan that can stop handing over text
+// (textstream.ScanCounting): it feeds chunk and reports whether the scanner
+// still needs the text itself; once it returns false, no later line can be
+// collected and the rest only needs counting (see Skip).
+func (s *lineScanner) Take(chunk string) (more bool) {
+	s.Write(chunk)
+	return !s.exhausted()
+}
+
+// Skip accounts for rest, the text after the chunk on which Take returned
+// false, from its counts alone: every LF ends a line, and an unterminated
+// rest leaves a final segment open. The result is the one Write would give
+// over the same text.
+func (s *lineScanner) Skip(rest fsapi.TextRest) {
+	if rest.Bytes == 0 {
+		return
+	}
+	s.total += int(rest.Newlines)
+	s.open = rest.Unterminated
+}
+
+// window closes s and returns the read's value with Path set to
+// displayPath, or FS_NOT_FOUND when the offset lies past the end (see
+// scanWindow).
+func (s *lineScanner) window(displayPath string) (readValue, error) {
 	v, ok := s.Close()
 	if !ok {
-		return readValue{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(spec.Offset), displayPath, v.TotalLines, "lines")
+		return readValue{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(s.spec.Offset), displayPath, v.TotalLines, "lines")
 	}
 	v.Path = displayPath
 	return v, nil

@@ -356,6 +356,29 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	bytewise := splitAt(text, seq(1, len(text)-1))
 	again, _ := scanText(bytewise, spec)
 	require.Equal(t, want, again, "one byte per chunk")
+	for _, parts := range [][]string{bytewise, splitAt(text, randomCuts(r, text, 6))} {
+		counted, ok := scanTaking(parts, spec)
+		require.Equal(t, wantOK, ok, "in range when the rest is counted, chunking %q", parts)
+		require.Equal(t, want, counted, "the rest counted after Take stops, chunking %q", parts)
+	}
+}
+
+// scanTaking feeds parts with Take until it returns false, as a provider's
+// fsapi.TextScanner does, then only counts the parts left and hands the
+// count to Skip.
+func scanTaking(parts []string, spec windowSpec) (readValue, bool) {
+	s := newLineScanner(spec)
+	var rest fsapi.TextRest
+	taking := true
+	for _, p := range parts {
+		if taking {
+			taking = s.Take(p)
+		} else {
+			rest.Count([]byte(p))
+		}
+	}
+	s.Skip(rest)
+	return s.Close()
 }
 
 func boolInt(b bool) int {
@@ -379,6 +402,31 @@ func TestWindowDoesNotDependOnChunking(t *testing.T) {
 			checkWindow(t, text, spec, r)
 		})
 	}
+}
+
+// Take stops as soon as no later line can be collected: after the limit's
+// last line, or once the byte cap trips; the counted rest then gives the
+// exact total, open final line included.
+func TestTakeStopsWhenTheWindowIsComplete(t *testing.T) {
+	spec := defaultSpec()
+	spec.Limit = 2
+	s := newLineScanner(spec)
+	assert.True(t, s.Take("one\ntw"), "line 2 is still open")
+	assert.False(t, s.Take("o\r\nthree"), "two lines collected: the rest is only counted")
+	s.Skip(fsapi.TextRest{Bytes: 10, Newlines: 2, Unterminated: true}) // "\nfour\nfive"
+	v, ok := s.Close()
+	require.True(t, ok)
+	assert.Equal(t, []line{{1, "one"}, {2, "two"}}, v.Lines)
+	assert.Equal(t, 5, v.TotalLines, "three, four, five counted")
+
+	spec = defaultSpec()
+	spec.MaxBytes = 5
+	s = newLineScanner(spec)
+	assert.False(t, s.Take("abcd\nefgh\nij"), "the cap tripped at line 2")
+	s.Skip(fsapi.TextRest{})
+	v, _ = s.Close()
+	assert.Equal(t, []line{{1, "abcd"}}, v.Lines)
+	assert.Equal(t, 3, v.TotalLines, "an empty rest leaves the open line ij counted once")
 }
 
 func TestWindowCRLFSplitAcrossChunks(t *testing.T) {
