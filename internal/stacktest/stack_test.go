@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -273,12 +274,53 @@ type readOnly struct{ fsapi.FileSystem }
 // not the provider streams and whatever readStreamMinSize says (contract
 // §6.1).
 func TestReadIsTheSameWithoutStreaming(t *testing.T) {
-	text := "a\r\nb\n\xef\xbb\xbfnot a BOM here\nlast"
+	results := readEveryWay(t, "a\r\nb\n\xef\xbb\xbfnot a BOM here\nlast", `{"file_path":"f.txt"}`)
+	assert.Equal(t, results["read whole"], results["streamed"])
+	assert.Equal(t, results["read whole"], results["streamed, provider cannot stream"])
+	assert.Contains(t, results["read whole"], "1: a\n2: b\n3: \ufeffnot a BOM here\n4: last")
+}
+
+// TestReadOfALargeFileIsTheSameEveryWay: a file large enough to be mapped,
+// whose lines after the window fslocal counts in parallel, reads exactly as
+// when it is read whole or streamed chunk by chunk, for windows at its
+// start, middle and end, out of range, and capped (contract §6.7).
+func TestReadOfALargeFileIsTheSameEveryWay(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("\uFEFF")
+	lines := 0
+	for ; b.Len() < 9<<20; lines++ {
+		b.WriteString("ligne é€😀 ")
+		b.WriteString(strings.Repeat("x", lines%13))
+		b.WriteString("\r\n")
+	}
+	for total, text := range map[int]string{lines: b.String(), lines + 1: b.String() + "no final LF"} {
+		for _, args := range []string{
+			`{"file_path":"f.txt"}`,
+			`{"file_path":"f.txt","offset":300000,"limit":3}`,
+			`{"file_path":"f.txt","offset":` + strconv.Itoa(lines) + `}`,
+			`{"file_path":"f.txt","offset":` + strconv.Itoa(lines+2) + `}`,
+			`{"file_path":"f.txt","limit":1}`,
+		} {
+			results := readEveryWay(t, text, args)
+			assert.Equal(t, results["read whole"], results["streamed"], args)
+			assert.Equal(t, results["read whole"], results["streamed, provider cannot stream"], args)
+			assert.Contains(t, results["read whole"], strconv.Itoa(total), "%s: every line is counted", args)
+		}
+	}
+}
+
+// readEveryWay writes text to f.txt in a fresh workspace and calls read
+// with args three ways: read whole, streamed, and streamed through a
+// provider that hides its capabilities. It returns each result's text
+// (after the workspace path, which differs), prefixed "error: " for an
+// error result.
+func readEveryWay(t *testing.T, text, args string) map[string]string {
+	t.Helper()
 	results := map[string]string{}
 	for name, variant := range map[string]struct {
 		streamMin int
 		hide      bool
-	}{"read whole": {10485760, false}, "streamed": {1, false}, "streamed, provider cannot stream": {1, true}} {
+	}{"read whole": {1 << 30, false}, "streamed": {1, false}, "streamed, provider cannot stream": {1, true}} {
 		w, err := filepath.EvalSymlinks(t.TempDir())
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(w, "f.txt"), []byte(text), 0o644))
@@ -306,14 +348,15 @@ func TestReadIsTheSameWithoutStreaming(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, h.Audit())
 		reg, _ := tools.Key.Get(h.Root())
-		res := reg.Execute(ctx, "read", []byte(`{"file_path":"f.txt"}`), &tools.Exec{Session: &tools.Session{ID: "s", Cwd: w}})
-		require.False(t, res.IsError, res.Text())
-		results[name] = res.Text()[len("<path>"+w):]
+		res := reg.Execute(ctx, "read", []byte(args), &tools.Exec{Session: &tools.Session{ID: "s", Cwd: w}})
+		out := strings.ReplaceAll(res.Text(), w, "<w>")
+		if res.IsError {
+			out = "error: " + out
+		}
+		results[name] = out
 		_ = h.Shutdown(context.Background())
 	}
-	assert.Equal(t, results["read whole"], results["streamed"])
-	assert.Equal(t, results["read whole"], results["streamed, provider cannot stream"])
-	assert.Contains(t, results["read whole"], "1: a\n2: b\n3: \ufeffnot a BOM here\n4: last")
+	return results
 }
 
 // TestNonTextReadAuthorisesAReplace is issue 11 item 7 and contract §4

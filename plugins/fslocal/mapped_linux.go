@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"iter"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"syscall"
 	"unicode/utf8"
@@ -31,83 +29,107 @@ const (
 // crashing the process.
 var errChangedWhileRead = errors.New("the file changed while it was read")
 
-// mapText is decodeText over memory mappings of f, whose size is size
-// bytes: the same checks in the same order (NUL in the first sniffLen
-// bytes, strict UTF-8, one leading BOM removed, ctx checked before every
-// chunk; contract §3.5) and chunks of at most chunkSize bytes cut between
-// characters. A yielded slice aliases the mapping and is valid only until
-// the next step, and only on the iterating goroutine: the iteration turns
-// memory faults into panics on that goroutine (debug.SetPanicOnFault), so
-// a file truncated while a consumer reads a chunk fails the call (a tool
-// call's panic is a result, host §3.3) rather than the process. A fault
-// while mapText itself checks a chunk ends the stream with
-// errChangedWhileRead. ok is false when f cannot be mapped; the caller then
-// reads it.
-func mapText(ctx context.Context, f *os.File, size int64, display string) (chunks iter.Seq2[[]byte, error], ok bool) {
+// mapping is an open regular file of size bytes read through memory
+// mappings; display is its display path, for errors.
+type mapping struct {
+	fd      int
+	size    int64
+	display string
+}
+
+// mapFile returns the mapping of f, whose size is size bytes; ok is false
+// when f has no descriptor to map (the caller then reads it). f must stay
+// open while the mapping is used.
+func mapFile(f *os.File, size int64, display string) (m mapping, ok bool) {
 	raw, err := f.SyscallConn()
 	if err != nil {
-		return nil, false
+		return mapping{}, false
 	}
 	fd := -1
 	if raw.Control(func(d uintptr) { fd = int(d) }) != nil || fd < 0 {
-		return nil, false
+		return mapping{}, false
 	}
-	return func(yield func([]byte, error) bool) {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer runtime.KeepAlive(f) // fd stays open while mapped
-		page := int64(os.Getpagesize())
-		pos := int64(0) // the next byte to check
-		for pos < size {
-			base := pos &^ (page - 1)
-			end := min(size, base+mapWindow)
-			m, err := syscall.Mmap(fd, base, int(end-base), syscall.PROT_READ, syscall.MAP_SHARED)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			n, more := mapWindowText(ctx, m[pos-base:], pos == 0, end == size, display, yield)
-			if err := syscall.Munmap(m); err != nil && more {
-				yield(nil, err)
-				return
-			}
-			if !more {
-				return
-			}
-			if n == 0 { // cannot happen: a window holds more than one character
-				yield(nil, fsapi.ErrInvalidUTF8("read", display))
-				return
-			}
-			pos += int64(n)
-		}
-	}, true
+	return mapping{fd: fd, size: size, display: display}, true
 }
 
-// mapWindowText checks and yields text, the mapped bytes from the stream's
-// position to the window's end (first: the position is the file's start;
-// last: the window ends at the file's end). It returns how many bytes it
-// consumed (all but a sequence cut by the window's end, which the next
-// window starts with) and whether the stream goes on.
-func mapWindowText(ctx context.Context, text []byte, first, last bool, display string, yield func([]byte, error) bool) (int, bool) {
+// scanMapped scans f, whose size is size bytes, through memory mappings
+// (mapping.scan); ok is false when f cannot be mapped, and the caller then
+// reads it.
+func scanMapped(ctx context.Context, f *os.File, size int64, display string, count bool, consume func([]byte) bool) (rest fsapi.TextRest, ok bool, err error) {
+	m, ok := mapFile(f, size, display)
+	if !ok {
+		return fsapi.TextRest{}, false, nil
+	}
+	rest, err = m.scan(ctx, count, consume)
+	return rest, true, err
+}
+
+// scan is decodeText over mappings of the file: the same checks in the
+// same order (NUL in the first sniffLen bytes, strict UTF-8, one leading
+// BOM removed, ctx checked before every chunk; contract §3.5) and chunks of
+// at most chunkSize bytes cut between characters, handed to consume until
+// it returns false. With count, the rest of the file is then checked and
+// counted (countRest); without, scan returns there with a zero TextRest.
+//
+// A chunk aliases the mapping and is valid only until consume returns, and
+// only on the calling goroutine: scan turns memory faults into panics on it
+// (debug.SetPanicOnFault), so a file truncated while consume reads a chunk
+// fails the call (a tool call's panic is a result, host §3.3) rather than
+// the process. A fault while scan itself checks the file ends the scan with
+// errChangedWhileRead.
+func (m mapping) scan(ctx context.Context, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	page := int64(os.Getpagesize())
+	pos := int64(0) // the next byte to check
+	for pos < m.size {
+		base := pos &^ (page - 1)
+		end := min(m.size, base+mapWindow)
+		b, err := syscall.Mmap(m.fd, base, int(end-base), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err != nil {
+			return fsapi.TextRest{}, err
+		}
+		n, stopped, err := m.scanWindow(ctx, b[pos-base:], pos == 0, end == m.size, consume)
+		if uerr := syscall.Munmap(b); err == nil {
+			err = uerr
+		}
+		switch {
+		case err != nil:
+			return fsapi.TextRest{}, err
+		case stopped && count:
+			return m.countRest(ctx, pos+int64(n))
+		case stopped:
+			return fsapi.TextRest{}, nil
+		case n == 0: // cannot happen: a window holds more than one character
+			return fsapi.TextRest{}, fsapi.ErrInvalidUTF8("read", m.display)
+		}
+		pos += int64(n)
+	}
+	return fsapi.TextRest{}, nil
+}
+
+// scanWindow checks text, the mapped bytes from the scan's position to the
+// window's end (first: the position is the file's start; last: the window
+// ends at the file's end), and hands it to consume in chunks. It returns how
+// many bytes of text it consumed: when consume stopped, up to the end of
+// the chunk it stopped on; else all but a sequence cut by the window's end,
+// which the next window starts with.
+func (m mapping) scanWindow(ctx context.Context, text []byte, first, last bool, consume func([]byte) bool) (n int, stopped bool, err error) {
 	if first {
 		var binary bool
 		if faulted(func() { binary = bytes.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 }) {
-			yield(nil, errChangedWhileRead)
-			return 0, false
+			return 0, false, errChangedWhileRead
 		}
 		if binary {
-			yield(nil, fsapi.ErrBinary("read", display))
-			return 0, false
+			return 0, false, fsapi.ErrBinary("read", m.display)
 		}
 	}
 	cut := len(text)
 	if !last && faulted(func() { cut = completePrefix(text) }) {
-		yield(nil, errChangedWhileRead)
-		return 0, false
+		return 0, false, errChangedWhileRead
 	}
 	for off := 0; off < cut; {
 		if err := ctx.Err(); err != nil {
-			yield(nil, fsapi.ErrAborted("read", err))
-			return 0, false
+			return 0, false, fsapi.ErrAborted("read", err)
 		}
 		var n int
 		var valid bool
@@ -115,23 +137,21 @@ func mapWindowText(ctx context.Context, text []byte, first, last bool, display s
 			n = chunkEnd(text[off:cut], chunkSize)
 			valid = utf8.Valid(text[off : off+n])
 		}) {
-			yield(nil, errChangedWhileRead)
-			return 0, false
+			return 0, false, errChangedWhileRead
 		}
 		if !valid {
-			yield(nil, fsapi.ErrInvalidUTF8("read", display))
-			return 0, false
+			return 0, false, fsapi.ErrInvalidUTF8("read", m.display)
 		}
 		chunk := text[off : off+n]
 		if first && off == 0 {
 			chunk = bytes.TrimPrefix(chunk, []byte(eol.BOM))
 		}
-		if len(chunk) > 0 && !yield(chunk, nil) {
-			return 0, false
-		}
 		off += n
+		if len(chunk) > 0 && !consume(chunk) {
+			return off, true, nil
+		}
 	}
-	return cut, !last
+	return cut, false, nil
 }
 
 // chunkEnd returns where the first chunk of at most size bytes of b ends:

@@ -24,13 +24,13 @@ func mixedText(n int) string {
 	return b.String()
 }
 
-// streamFile runs mapText over a file holding raw (mapped), else decodeText
+// streamFile runs mapping.scan over a file holding raw (mapped), else decodeText
 // over raw, and returns the text, the chunks and the error.
 func streamFile(t *testing.T, raw string, mapped bool) (string, []string, error) {
 	t.Helper()
 	var seq func(func([]byte, error) bool)
 	if mapped {
-		seq, _ = mapFile(t, context.Background(), raw)
+		seq, _ = mapStream(t, context.Background(), raw)
 	} else {
 		seq = decodeText(context.Background(), strings.NewReader(raw), "/f")
 	}
@@ -80,18 +80,29 @@ func TestMapTextEqualsDecodeText(t *testing.T) {
 	}
 }
 
-// mapFile writes raw to a file and returns a mapped stream of it (under
-// ctx) and the file's path; the file is closed when the test ends.
-func mapFile(t *testing.T, ctx context.Context, raw string) (func(func([]byte, error) bool), string) {
+// mapRaw writes raw to a file and returns its mapping (the file is closed
+// when the test ends) and its path.
+func mapRaw(t *testing.T, raw string) (mapping, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "f.txt")
 	require.NoError(t, os.WriteFile(path, []byte(raw), 0o644))
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
-	seq, ok := mapText(ctx, f, int64(len(raw)), "/f")
+	m, ok := mapFile(f, int64(len(raw)), "/f")
 	require.True(t, ok, "a regular file can be mapped")
-	return seq, path
+	return m, path
+}
+
+// mapStream writes raw to a file and returns a mapped stream of it (under
+// ctx), as StreamBytes presents mapping.scan, and the file's path.
+func mapStream(t *testing.T, ctx context.Context, raw string) (func(func([]byte, error) bool), string) {
+	t.Helper()
+	m, path := mapRaw(t, raw)
+	return scanSeq(func(consume func([]byte) bool) error {
+		_, err := m.scan(ctx, false, consume)
+		return err
+	}), path
 }
 
 // chunksUntilError counts the chunks of seq, calling after(n) after the
@@ -111,7 +122,7 @@ func chunksUntilError(seq func(func([]byte, error) bool), after func(n int)) (in
 // A file truncated while it is mapped ends the stream with an error; the
 // pages past the new end fault, and the process survives.
 func TestMapTextSurvivesTruncation(t *testing.T) {
-	seq, path := mapFile(t, context.Background(), mixedText(2*mapWindow))
+	seq, path := mapStream(t, context.Background(), mixedText(2*mapWindow))
 	chunks, err := chunksUntilError(seq, func(n int) {
 		if n == 1 {
 			require.NoError(t, os.Truncate(path, 0))
@@ -125,7 +136,7 @@ func TestMapTextSurvivesTruncation(t *testing.T) {
 func TestMapTextAbortsMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	seq, _ := mapFile(t, ctx, mixedText(mapWindow+1000))
+	seq, _ := mapStream(t, ctx, mixedText(mapWindow+1000))
 	chunks, err := chunksUntilError(seq, func(n int) {
 		if n == 3 {
 			cancel()
@@ -142,7 +153,7 @@ var touched int
 // the iterating goroutine (a tool call's panic becomes its error result,
 // host §3.3) instead of taking the process down with SIGBUS.
 func TestMapTextConsumerFaultIsAPanic(t *testing.T) {
-	seq, path := mapFile(t, context.Background(), mixedText(mapWindow+1000))
+	seq, path := mapStream(t, context.Background(), mixedText(mapWindow+1000))
 	assert.Panics(t, func() {
 		for chunk, err := range seq {
 			require.NoError(t, err)

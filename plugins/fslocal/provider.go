@@ -11,11 +11,12 @@ import (
 
 // Provider is the local-disk implementation of the fs service (contract
 // §3). It implements [fsapi.FileSystem], [fsapi.Streamer],
-// [fsapi.ByteStreamer], [fsapi.Lstater], [fsapi.RealPather], and the
-// search capabilities [fsapi.Walker] and [fsapi.Opener] (search.md §2). All methods
-// are safe for concurrent use; WriteText and EditText on one target key are
-// serialised in arrival order, on different keys they run in parallel
-// (contract §3.9). Make one with [New] and release it with [Provider.Close].
+// [fsapi.ByteStreamer], [fsapi.TextScanner], [fsapi.Lstater],
+// [fsapi.RealPather], and the search capabilities [fsapi.Walker] and
+// [fsapi.Opener] (search.md §2). All methods are safe for concurrent use;
+// WriteText and EditText on one target key are serialised in arrival
+// order, on different keys they run in parallel (contract §3.9). Make one
+// with [New] and release it with [Provider.Close].
 type Provider struct {
 	cwd       string // absolute, clean
 	hardLinks string // HardLinksPreserve or HardLinksBreak

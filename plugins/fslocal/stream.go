@@ -29,7 +29,7 @@ import (
 //
 // Memory: one 64 KiB buffer, whatever the file size (on Linux a file of
 // mapMinSize bytes or more is mapped one mapWindow at a time instead: see
-// mapText); each chunk is a fresh
+// mapping.scan); each chunk is a fresh
 // string the caller may keep (so the bytes allocated over a whole iteration
 // equal the file size, while the live memory stays one buffer plus the
 // chunks the caller retains). [Provider.StreamBytes] avoids that copy.
@@ -58,47 +58,105 @@ func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[st
 // any of it must copy it. A scan of any file size then allocates one buffer
 // per iteration and nothing per chunk. Contract §3.5.
 func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[]byte, error], error) {
+	if err := p.streamChecks(ctx, t); err != nil {
+		return nil, err
+	}
+	return scanSeq(func(consume func([]byte) bool) error {
+		_, err := p.scanFile(ctx, t, false, consume)
+		return err
+	}), nil
+}
+
+// scanSeq presents scan, which hands chunks to consume until it returns
+// false and then returns without counting, as an iterator: each chunk a
+// pair, and scan's error as the last pair unless the consumer stopped
+// first.
+func scanSeq(scan func(consume func([]byte) bool) error) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		stopped := false
+		err := scan(func(chunk []byte) bool {
+			stopped = !yield(chunk, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// ScanText is the [fsapi.TextScanner] capability: StreamBytes's checks,
+// errors and chunks, handed to consume until it returns false; the rest of
+// the file is then still read to its end and checked (strict UTF-8, the
+// context; contract §3.5), and only its LF bytes are counted. On Linux the
+// rest of a mapped file (mapMinSize bytes or more) is checked and counted
+// by up to GOMAXPROCS goroutines, one mapped unit each at a time (see
+// mapping.countRest), so counting 200 MB takes about half the time on two
+// cores, with at most one unit of the file resident per goroutine.
+// Otherwise the rest is counted over the stream's chunks.
+func (p *Provider) ScanText(ctx context.Context, t fsapi.Target, consume func(chunk []byte) (more bool)) (fsapi.TextRest, error) {
+	if err := p.streamChecks(ctx, t); err != nil {
+		return fsapi.TextRest{}, err
+	}
+	return p.scanFile(ctx, t, true, consume)
+}
+
+// streamChecks runs the checks a stream runs before it is returned: the
+// context (FS_ABORTED), not found, not a regular file, permission denied,
+// and the recovery of an interrupted commit (contract §3.5).
+func (p *Provider) streamChecks(ctx context.Context, t fsapi.Target) error {
 	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("read", err)
+		return fsapi.ErrAborted("read", err)
 	}
 	fi, err := p.statKey(t.Key)
 	switch {
 	case err != nil && absent(err):
-		return nil, fsapi.ErrNotFound("read", t.DisplayPath, err)
+		return fsapi.ErrNotFound("read", t.DisplayPath, err)
 	case err != nil:
-		return nil, coded("read", t.DisplayPath, err)
+		return coded("read", t.DisplayPath, err)
 	case !fi.Mode().IsRegular():
-		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
+		return fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
-	if _, err := p.recoverBefore(ctx, t, "read", fi); err != nil {
-		return nil, err
+	_, err = p.recoverBefore(ctx, t, "read", fi)
+	return err
+}
+
+// scanFile opens t and hands its text to consume in chunks (aliasing the
+// buffer or mapping, valid until consume returns) until consume returns
+// false. With count, the rest is then checked and counted into the result;
+// without, the scan ends there. Errors are coded as StreamBytes's. The file
+// is closed before scanFile returns.
+func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
+	f, fi, err := p.openKey(t, "read")
+	if err != nil {
+		if absent(err) {
+			err = fsapi.ErrNotFound("read", t.DisplayPath, err)
+		}
+		return fsapi.TextRest{}, err
 	}
-	return func(yield func([]byte, error) bool) {
-		f, ofi, err := p.openKey(t, "read")
-		if err != nil {
-			if absent(err) {
-				err = fsapi.ErrNotFound("read", t.DisplayPath, err)
-			}
-			yield(nil, err)
-			return
-		}
-		defer f.Close()
-		chunks := decodeText(ctx, f, t.DisplayPath)
-		if ofi != nil && ofi.Size() >= mapMinSize {
-			if mapped, ok := mapText(ctx, f, ofi.Size(), t.DisplayPath); ok {
-				chunks = mapped
-			}
-		}
-		for chunk, err := range chunks {
+	defer f.Close()
+	if fi.Size() >= mapMinSize {
+		if rest, ok, err := scanMapped(ctx, f, fi.Size(), t.DisplayPath, count, consume); ok {
 			if err != nil {
-				yield(nil, coded("read", t.DisplayPath, err))
-				return
+				return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
 			}
-			if !yield(chunk, nil) {
-				return
-			}
+			return rest, nil
 		}
-	}, nil
+	}
+	var rest fsapi.TextRest
+	taking := true
+	for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
+		switch {
+		case err != nil:
+			return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
+		case taking:
+			if taking = consume(chunk); !taking && !count {
+				return fsapi.TextRest{}, nil
+			}
+		default:
+			rest.Count(chunk)
+		}
+	}
+	return rest, nil
 }
 
 // decodeText reads r in chunks of up to chunkSize bytes and yields the text
@@ -176,4 +234,5 @@ func completePrefix(b []byte) int {
 var (
 	_ fsapi.Streamer     = (*Provider)(nil)
 	_ fsapi.ByteStreamer = (*Provider)(nil)
+	_ fsapi.TextScanner  = (*Provider)(nil)
 )
