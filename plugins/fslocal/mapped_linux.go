@@ -32,24 +32,33 @@ var errChangedWhileRead = errors.New("the file changed while it was read")
 // mapping is an open regular file of size bytes read through memory
 // mappings; display is its display path, for errors.
 type mapping struct {
-	fd      int
+	raw     syscall.RawConn
 	size    int64
 	display string
 }
 
 // mapFile returns the mapping of f, whose size is size bytes; ok is false
-// when f has no descriptor to map (the caller then reads it). f must stay
-// open while the mapping is used.
+// when f has no descriptor to map (the caller then reads it).
 func mapFile(f *os.File, size int64, display string) (m mapping, ok bool) {
 	raw, err := f.SyscallConn()
 	if err != nil {
 		return mapping{}, false
 	}
-	fd := -1
-	if raw.Control(func(d uintptr) { fd = int(d) }) != nil || fd < 0 {
-		return mapping{}, false
+	return mapping{raw: raw, size: size, display: display}, true
+}
+
+// mmap maps n bytes of the file from offset off (a multiple of the page
+// size), read-only. The descriptor is held open while it maps (RawConn's
+// Control), so a goroutine that maps after the file was closed gets an
+// error, never another file that reused the descriptor's number. A mapping
+// stays valid after the file is closed.
+func (m mapping) mmap(off int64, n int) (b []byte, err error) {
+	if cerr := m.raw.Control(func(fd uintptr) {
+		b, err = syscall.Mmap(int(fd), off, n, syscall.PROT_READ, syscall.MAP_SHARED)
+	}); cerr != nil {
+		return nil, cerr
 	}
-	return mapping{fd: fd, size: size, display: display}, true
+	return b, err
 }
 
 // scanMapped scans f, whose size is size bytes, through memory mappings
@@ -84,7 +93,7 @@ func (m mapping) scan(ctx context.Context, count bool, consume func([]byte) bool
 	for pos < m.size {
 		base := pos &^ (page - 1)
 		end := min(m.size, base+mapWindow)
-		b, err := syscall.Mmap(m.fd, base, int(end-base), syscall.PROT_READ, syscall.MAP_SHARED)
+		b, err := m.mmap(base, int(end-base))
 		if err != nil {
 			return fsapi.TextRest{}, err
 		}

@@ -25,9 +25,41 @@ import (
 // faults of a 200 MB read (3,900 against 1,700).
 const countUnit = 2 << 20
 
-// errStopped ends a unit whose check another unit's failure made
-// pointless. countRest never returns it.
-var errStopped = errors.New("stopped: another unit failed")
+// errStopped ends a unit whose check became pointless: another unit
+// failed, or countRest has its answer. countRest never returns it.
+var errStopped = errors.New("stopped: the count is decided")
+
+// unitHook is called by a goroutine of countRest with each unit it takes
+// (caller: the goroutine is countRest's caller), before it checks it. Tests
+// replace it to hold a helper goroutine back.
+var unitHook = func(u int, caller bool) {}
+
+// unitCount is the outcome of one unit of countRest: its LF count, the
+// file's last byte when the unit ends there (else -1), or its error. The
+// first goroutine to finish the unit records it.
+type unitCount struct {
+	mu   sync.Mutex
+	done bool
+	n    int64
+	end  int
+	err  error
+}
+
+// record sets the outcome unless another goroutine did first.
+func (c *unitCount) record(n int64, end int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done {
+		c.done, c.n, c.end, c.err = true, n, end, err
+	}
+}
+
+// outcome returns what record set; done is false when nothing was.
+func (c *unitCount) outcome() (n int64, end int, err error, done bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n, c.end, c.err, c.done
+}
 
 // countRest checks the file's bytes from from, a character boundary, to its
 // end as scan checks them (strict UTF-8, ctx before every chunk; contract
@@ -35,39 +67,53 @@ var errStopped = errors.New("stopped: another unit failed")
 //
 // The range is cut into units at multiples of countUnit; up to GOMAXPROCS
 // goroutines, the caller one of them, take the units in file order from a
-// shared counter (so a core busy with other work leaves its share to the
-// others), and each maps its unit, checks and counts it, and unmaps it:
-// the resident file bytes stay one unit per goroutine. Each cut between
-// units is moved to the next character start (charStart), the same for
-// the units on both sides; valid UTF-8 is closed under concatenation and
-// every cut of valid text falls between characters, so the units all pass
-// exactly when the whole rest does.
+// shared counter, and each maps its unit, checks and counts it, and unmaps
+// it: the resident file bytes stay one unit per goroutine. Each cut between
+// units is moved to the next character start (charStart), the same for the
+// units on both sides; valid UTF-8 is closed under concatenation and every
+// cut of valid text falls between characters, so the units all pass exactly
+// when the whole rest does.
 //
-// When a unit fails, the others stop at their next chunk; the error is that
-// of the first failing unit in file order among those checked:
-// FS_NOT_TEXT, FS_ABORTED, errChangedWhileRead when the file shrank (every
-// goroutine turns memory faults into errors, so a truncation never crashes
-// the process), or the mapping's error. Any other panic in a goroutine is
-// raised again on the caller after all have stopped.
+// The caller never waits for another goroutine: once no unit is left to
+// take, it checks itself every unit still unfinished (one whose goroutine
+// the system has not run lately, on a busy machine, or one half done), and
+// returns; a goroutine still busy then stops at its next chunk, and
+// whatever it finds is ignored. Waiting cost up to 100 ms on a loaded
+// machine (a helper's thread preempted holding a unit); checking a unit
+// twice costs at most a unit's time, well under a millisecond.
+//
+// When a unit fails, the others stop at their next chunk and the error of
+// the first failed unit in file order is returned: FS_NOT_TEXT, FS_ABORTED,
+// errChangedWhileRead when the file shrank (every goroutine turns memory
+// faults into errors, so a truncation never crashes the process), or the
+// mapping's error. Any other panic, in the caller or in a goroutine before
+// the caller is done, is raised again on the caller.
 func (m mapping) countRest(ctx context.Context, from int64) (fsapi.TextRest, error) {
-	rest := fsapi.TextRest{Bytes: m.size - from}
-	if rest.Bytes <= 0 {
+	if from >= m.size {
 		return fsapi.TextRest{}, nil
 	}
 	first := from / countUnit // units are aligned to countUnit in the file
-	units := (m.size+countUnit-1)/countUnit - first
+	units := make([]unitCount, (m.size+countUnit-1)/countUnit-first)
 	var (
 		next     atomic.Int64 // the next unit to take
-		newlines atomic.Int64
-		stop     atomic.Bool
-		last     byte // the file's last byte, set by the unit that ends there
-
+		stop     atomic.Bool  // a unit failed, or the caller is done
 		mu       sync.Mutex
-		errUnit  = units // the failing unit first in file order
-		firstErr error
 		panicked any
 	)
-	work := func() {
+	// check checks unit u and records it; false when it was stopped.
+	check := func(u int) bool {
+		n, end, err := m.countUnitAt(ctx, from, first+int64(u), &stop)
+		if errors.Is(err, errStopped) {
+			return false
+		}
+		units[u].record(n, end, err)
+		if err != nil {
+			stop.Store(true)
+			return false
+		}
+		return true
+	}
+	work := func(caller bool) {
 		defer func() {
 			if v := recover(); v != nil {
 				mu.Lock()
@@ -80,41 +126,55 @@ func (m mapping) countRest(ctx context.Context, from int64) (fsapi.TextRest, err
 		}()
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		for !stop.Load() {
-			u := next.Add(1) - 1
-			if u >= units {
+			u := int(next.Add(1) - 1)
+			if u >= len(units) {
 				return
 			}
-			n, end, err := m.countUnitAt(ctx, from, first+u, &stop)
-			if err != nil {
-				if !errors.Is(err, errStopped) {
-					mu.Lock()
-					if u < errUnit {
-						errUnit, firstErr = u, err
-					}
-					mu.Unlock()
-					stop.Store(true)
-				}
+			unitHook(u, caller)
+			if !check(u) {
 				return
-			}
-			newlines.Add(n)
-			if end >= 0 {
-				last = byte(end)
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for range min(int64(runtime.GOMAXPROCS(0)), units) - 1 {
-		wg.Go(work)
+	for range min(runtime.GOMAXPROCS(0), len(units)) - 1 {
+		go work(false)
 	}
-	work()
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
+	work(true)
+	func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		for u := range units {
+			if _, _, _, done := units[u].outcome(); !done && !check(u) {
+				return
+			}
+		}
+	}()
+	stop.Store(true)
+	mu.Lock()
+	v := panicked
+	mu.Unlock()
+	if v != nil {
+		panic(v)
 	}
-	if firstErr != nil {
-		return fsapi.TextRest{}, firstErr
+	rest := fsapi.TextRest{Bytes: m.size - from}
+	var last byte
+	unchecked := false
+	for u := range units {
+		n, end, err, done := units[u].outcome()
+		switch {
+		case err != nil:
+			return fsapi.TextRest{}, err
+		case !done: // only when a later unit failed: its error follows
+			unchecked = true
+			continue
+		}
+		rest.Newlines += n
+		if end >= 0 {
+			last = byte(end)
+		}
 	}
-	rest.Newlines = newlines.Load()
+	if unchecked {
+		return fsapi.TextRest{}, errors.New("fslocal: a unit of the count was left unchecked")
+	}
 	rest.Unterminated = last != '\n'
 	return rest, nil
 }
@@ -134,7 +194,7 @@ func (m mapping) countUnitAt(ctx context.Context, from, u int64, stop *atomic.Bo
 	lo := max(from, u*countUnit)
 	hi := min(m.size, (u+1)*countUnit)
 	base := lo &^ int64(os.Getpagesize()-1)
-	b, err := syscall.Mmap(m.fd, base, int(min(m.size, hi+utf8.UTFMax)-base), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := m.mmap(base, int(min(m.size, hi+utf8.UTFMax)-base))
 	if err != nil {
 		return 0, -1, err
 	}
