@@ -78,10 +78,9 @@ func TestStreamBytesEqualsReadText(t *testing.T) {
 	assert.EqualError(t, err, `cannot read "`+w.path("missing")+`": not found`)
 }
 
-// A file large enough to be streamed through memory mappings (Linux) gives
-// the same text as ReadText.
-func TestStreamBytesOfALargeFileEqualsReadText(t *testing.T) {
-	w := newWorkspace(t)
+// largeText is 9 MiB of CRLF lines mixing 1- to 4-byte characters after a
+// BOM: large enough to be mapped (Linux) over several windows and units.
+func largeText() string {
 	var b strings.Builder
 	b.WriteString("\uFEFF")
 	for i := 0; b.Len() < 9<<20; i++ {
@@ -89,7 +88,14 @@ func TestStreamBytesOfALargeFileEqualsReadText(t *testing.T) {
 		b.WriteString(strings.Repeat("x", i%13))
 		b.WriteString("\r\n")
 	}
-	w.file("big.txt", b.String(), 0o644)
+	return b.String()
+}
+
+// A file large enough to be streamed through memory mappings (Linux) gives
+// the same text as ReadText.
+func TestStreamBytesOfALargeFileEqualsReadText(t *testing.T) {
+	w := newWorkspace(t)
+	w.file("big.txt", largeText(), 0o644)
 	want, err := w.p.ReadText(context.Background(), w.target("big.txt"))
 	require.NoError(t, err)
 	seq, err := w.p.StreamBytes(context.Background(), w.target("big.txt"))
@@ -220,14 +226,8 @@ func TestScanTextEqualsReadText(t *testing.T) {
 // final LF, and an invalid byte near the end.
 func TestScanTextOfALargeFileEqualsReadText(t *testing.T) {
 	w := newWorkspace(t)
-	var b strings.Builder
-	b.WriteString("\uFEFF")
-	for i := 0; b.Len() < 9<<20; i++ {
-		b.WriteString("ligne é€😀 ")
-		b.WriteString(strings.Repeat("x", i%13))
-		b.WriteString("\r\n")
-	}
-	for _, raw := range []string{b.String(), b.String() + "last", b.String()[:b.Len()-1]} {
+	big := largeText()
+	for _, raw := range []string{big, big + "last", big[:len(big)-1]} {
 		w.file("big.txt", raw, 0o644)
 		text, err := w.p.ReadText(context.Background(), w.target("big.txt"))
 		require.NoError(t, err)
@@ -240,7 +240,7 @@ func TestScanTextOfALargeFileEqualsReadText(t *testing.T) {
 			assert.Equal(t, want, rest, "stop at %d", stop)
 		}
 	}
-	w.file("big.txt", b.String()+"\xFF\n", 0o644)
+	w.file("big.txt", big+"\xFF\n", 0o644)
 	_, _, err := scanText(t, w, "big.txt", 1)
 	assert.EqualError(t, err, `cannot read "`+w.path("big.txt")+`": invalid UTF-8 text`)
 	assertCode(t, fsapi.CodeNotText, err)
