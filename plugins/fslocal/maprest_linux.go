@@ -25,6 +25,11 @@ import (
 // faults of a 200 MB read (3,900 against 1,700).
 const countUnit = 2 << 20
 
+// countGoroutines caps the goroutines of countRest: past a few cores the
+// memory bandwidth, not the cores, bounds the count, and the cap bounds the
+// resident file bytes (one unit per goroutine) on any machine.
+const countGoroutines = 4
+
 // errStopped ends a unit whose check became pointless: another unit
 // failed, or countRest has its answer. countRest never returns it.
 var errStopped = errors.New("stopped: the count is decided")
@@ -66,9 +71,10 @@ func (c *unitCount) outcome() (n int64, end int, err error, done bool) {
 // §3.5) and counts their LF bytes.
 //
 // The range is cut into units at multiples of countUnit; up to GOMAXPROCS
-// goroutines, the caller one of them, take the units in file order from a
-// shared counter, and each maps its unit, checks and counts it, and unmaps
-// it: the resident file bytes stay one unit per goroutine. Each cut between
+// goroutines (at most countGoroutines), the caller one of them, take the
+// units in file order from a shared counter, and each maps its unit, checks
+// and counts it, and unmaps it: the resident file bytes stay one unit per
+// goroutine. Each cut between
 // units is moved to the next character start (charStart), the same for the
 // units on both sides; valid UTF-8 is closed under concatenation and every
 // cut of valid text falls between characters, so the units all pass exactly
@@ -136,7 +142,7 @@ func (m mapping) countRest(ctx context.Context, from int64) (fsapi.TextRest, err
 			}
 		}
 	}
-	for range min(runtime.GOMAXPROCS(0), len(units)) - 1 {
+	for range min(runtime.GOMAXPROCS(0), countGoroutines, len(units)) - 1 {
 		go work(false)
 	}
 	work(true)
