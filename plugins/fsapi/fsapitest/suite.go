@@ -179,6 +179,28 @@ var checks = []struct {
 		assert.Equal(t, text, b.String())
 		assert.Equal(t, e.read(tg), b.String())
 	}},
+	{"a scan that stops counts the rest of the read", func(t *testing.T, e *env) {
+		ts, ok := e.fs.(fsapi.TextScanner)
+		if !ok {
+			t.Skip("the provider has no TextScanner capability")
+		}
+		text := strings.Repeat("héllo wörld 😀\r\n", 300_000) + "no final LF" // 5.7 MB
+		tg, _ := e.create("big.txt", "\uFEFF"+text)
+		for _, stop := range []int{1, 1 << 20, len(text)} {
+			var taken strings.Builder
+			rest, err := ts.ScanText(context.Background(), tg, func(c []byte) bool {
+				taken.Write(c)
+				return taken.Len() < stop
+			})
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(text, taken.String()), "stop at %d", stop)
+			var want fsapi.TextRest
+			want.Count([]byte(text[taken.Len():]))
+			assert.Equal(t, want, rest, "stop at %d", stop)
+		}
+		_, err := ts.ScanText(context.Background(), e.target("missing"), func([]byte) bool { return true })
+		coded(t, err, fsapi.CodeNotFound, `cannot read "%s": not found`, e.path("missing"))
+	}},
 	{"list returns the children in collation order", func(t *testing.T, e *env) {
 		for _, n := range []string{"b.txt", "A.txt", "a.txt", "_z"} {
 			e.create("d/"+n, n)
