@@ -100,6 +100,7 @@ func (m mapping) countRest(ctx context.Context, from int64) (fsapi.TextRest, err
 	}
 	first := from / countUnit // units are aligned to countUnit in the file
 	units := make([]unitCount, (m.size+countUnit-1)/countUnit-first)
+	hook := unitHook // read once: helpers may outlive the call
 	var (
 		next     atomic.Int64 // the next unit to take
 		stop     atomic.Bool  // a unit failed, or the caller is done
@@ -136,7 +137,7 @@ func (m mapping) countRest(ctx context.Context, from int64) (fsapi.TextRest, err
 			if u >= len(units) {
 				return
 			}
-			unitHook(u, caller)
+			hook(u, caller)
 			if !check(u) {
 				return
 			}
