@@ -90,10 +90,9 @@ func scanSeq(scan func(consume func([]byte) bool) error) iter.Seq2[[]byte, error
 // context; contract §3.5), and only its LF bytes are counted. On Linux the
 // rest of a mapped file (mapMinSize bytes or more) is checked and counted
 // by up to GOMAXPROCS goroutines (at most 4), one mapped 2 MiB unit each at
-// a time (see mapping.countRest), so the count of 200 MB takes about half
-// the time on two idle cores, with one unit of the file resident per
-// goroutine.
-// Otherwise the rest is counted over the stream's chunks.
+// a time (see mapping.countRest), so idle cores share the count, with one
+// unit of the file resident per goroutine. Otherwise the rest is counted
+// over the stream's chunks.
 func (p *Provider) ScanText(ctx context.Context, t fsapi.Target, consume func(chunk []byte) (more bool)) (fsapi.TextRest, error) {
 	if err := p.streamChecks(ctx, t); err != nil {
 		return fsapi.TextRest{}, err
