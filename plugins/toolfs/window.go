@@ -69,10 +69,12 @@ type lineScanner struct {
 	spec  windowSpec
 	first int // spec.Offset as a line number
 
-	lines   []line
-	total   int  // lines seen so far
-	used    int  // bytes collected so far, separators included
-	tripped bool // the byte cap tripped: nothing more is collected
+	lines   []line // their Text is set by Close, from text
+	text    []byte // the collected lines' texts, back to back
+	ends    []int  // the end of each collected line's text in text
+	total   int    // lines seen so far
+	used    int    // bytes collected so far, separators included
+	tripped bool   // the byte cap tripped: nothing more is collected
 
 	// The current segment: bytes since the last LF.
 	open      bool   // the segment has at least one byte
@@ -155,6 +157,11 @@ func (s *lineScanner) Close() (v readValue, inRange bool) {
 		s.endLine() // a final segment without LF is a line only if non-empty
 	}
 	inRange = s.tripped || s.first <= s.total || (s.total == 0 && s.first == 1)
+	all, start := string(s.text), 0 // one string for the window, not one per line
+	for i, end := range s.ends {
+		s.lines[i].Text = all[start:end]
+		start = end
+	}
 	return readValue{Offset: s.first, Lines: s.lines, TotalLines: s.total}, inRange
 }
 
@@ -198,23 +205,26 @@ func (s *lineScanner) endLine() {
 // collect appends the finished line unless its cost would take the
 // collected bytes over MaxBytes, which trips the cap instead.
 func (s *lineScanner) collect() {
-	text := s.lineText()
-	cost := len(text)
+	start := len(s.text)
+	s.text = s.appendLineText(s.text)
+	cost := len(s.text) - start
 	if len(s.lines) > 0 {
 		cost++ // the newline that joins it to the previous line
 	}
 	if s.used+cost > s.spec.MaxBytes {
+		s.text = s.text[:start]
 		s.tripped = true
 		return
 	}
 	s.used += cost
-	s.lines = append(s.lines, line{Number: s.total, Text: text})
+	s.lines = append(s.lines, line{Number: s.total})
+	s.ends = append(s.ends, len(s.text))
 }
 
-// lineText returns the finished line without its trailing CR, truncated to
-// MaxLineLength units with the suffix of contract §6.7.4 when longer. The cut
-// never splits a character [D6].
-func (s *lineScanner) lineText() string {
+// appendLineText appends the finished line without its trailing CR,
+// truncated to MaxLineLength units with the suffix of contract §6.7.4 when
+// longer. The cut never splits a character [D6].
+func (s *lineScanner) appendLineText(dst []byte) []byte {
 	m := s.spec.MaxLineLength
 	if !s.overflow {
 		kept, units := s.kept, s.keptUnits
@@ -222,10 +232,11 @@ func (s *lineScanner) lineText() string {
 			kept, units = kept[:n-1], units-1
 		}
 		if units <= m {
-			return string(kept)
+			return append(dst, kept...)
 		}
 	}
-	return string(s.kept[:s.cut]) + truncationSuffix(m)
+	dst = append(dst, s.kept[:s.cut]...)
+	return append(dst, truncationSuffix(m)...)
 }
 
 // truncationSuffix is what follows a truncated line (contract §6.7.4).
