@@ -106,25 +106,39 @@ func (d *directCalls) serve(ctx context.Context, c *stdioConn, ss *mcp.ServerSes
 			cancel()
 		}
 	}()
-	res, ask := d.srv.execute(ctx, name, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}})
-	var frame []byte
-	if ask == nil {
-		buf := framePool.Get().(*[]byte)
-		defer framePool.Put(buf)
-		var err error
-		if frame, err = appendAnswer((*buf)[:0], id, res); err == nil {
-			*buf = frame[:0]
-			_ = c.writeAnswer(frame, id)
+	d.srv.executeThen(ctx, name, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}, func(res tools.Result, ask *mcp.CallToolResult) {
+		if ask != nil {
+			// Unreachable under take's conditions (no roots wanted, no
+			// multi round-trip client); answered rather than dropped.
+			d.answerError(c, id, "internal error: the call needs the client's input, which a direct call cannot ask for")
 			return
 		}
-		frame, _ = encodeFrame(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: cannot encode the result: " + err.Error()}})
-	} else {
-		// Unreachable under take's conditions (no roots wanted, no multi
-		// round-trip client); answered rather than dropped all the same.
-		frame, _ = encodeFrame(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: the call needs the client's input, which a direct call cannot ask for"}})
-	}
-	_ = c.writeAnswer(frame, id)
+		buf := framePool.Get().(*[]byte)
+		frame, err := appendAnswer((*buf)[:0], id, res)
+		if err != nil {
+			framePool.Put(buf)
+			d.answerError(c, id, "internal error: cannot encode the result: "+err.Error())
+			return
+		}
+		_ = c.writeAnswer(frame, id)
+		if cap(frame) <= maxPooledFrame {
+			*buf = frame[:0]
+			framePool.Put(buf)
+		}
+	})
 }
+
+// answerError answers request id with a JSON-RPC internal error.
+func (d *directCalls) answerError(c *stdioConn, id jsonrpc.ID, message string) {
+	frame, err := encodeFrame(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message}})
+	if err == nil {
+		_ = c.writeAnswer(frame, id)
+	}
+}
+
+// maxPooledFrame bounds the answers whose buffer is kept for the next
+// call: a 60 KB read is, a grep of many megabytes is not.
+const maxPooledFrame = 1 << 20
 
 // framePool holds the buffers of direct answers: a warm read's answer is
 // about 60 KB, allocated (and zeroed) anew for every call otherwise.

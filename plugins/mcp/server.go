@@ -180,18 +180,35 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	}
 }
 
-// execute runs one tools/call: the roots exchange, the front end's
-// readiness, the caller's session and its approval channel, under the call
-// limits. ask is non-nil when the call needs the client's input first (its
-// roots, or the user's answer to a multi round-trip client's approval
-// question): the SDK sends it, and res is then meaningless.
+// execute runs one tools/call and returns its answer: res, or ask when the
+// call needs the client's input first (its roots, or the user's answer to
+// a multi round-trip client's approval question), which the SDK sends.
+// The call itself runs on a goroutine of its own (callLimits.run), so that
+// execute returns at the call timeout whatever the tool does.
 func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequest) (res tools.Result, ask *mcp.CallToolResult) {
+	answered := make(chan struct{})
+	go s.executeThen(ctx, name, req, func(r tools.Result, a *mcp.CallToolResult) {
+		res, ask = r, a
+		close(answered)
+	})
+	<-answered
+	return res, ask
+}
+
+// executeThen runs one tools/call on the calling goroutine and gives
+// answer its answer exactly once (see execute): the roots exchange, the
+// front end's readiness, the caller's session and its approval channel,
+// under the call limits (callLimits.runThen). It returns once the tool
+// returned; the answer may come earlier, at the call timeout.
+func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult)) {
 	if ask := s.roots(ctx, req); ask != nil {
-		return tools.Result{}, ask
+		answer(tools.Result{}, ask)
+		return
 	}
 	if s.opts.Ready != nil {
 		if err := s.opts.Ready(); err != nil {
-			return tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + err.Error())}}, nil
+			answer(tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + err.Error())}}, nil)
+			return
 		}
 	}
 	var raw json.RawMessage
@@ -206,13 +223,15 @@ func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequ
 	}
 	var asked *approval
 	session.Ask, asked = s.askFunc(req, session.ID)
-	res = s.limits.run(ctx, func(ctx context.Context) tools.Result {
+	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
 		return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+	}, func(res tools.Result) {
+		if ask := asked.inputRequired(); ask != nil {
+			answer(tools.Result{}, ask)
+			return
+		}
+		answer(res, nil)
 	})
-	if ask := asked.inputRequired(); ask != nil {
-		return tools.Result{}, ask
-	}
-	return res, nil
 }
 
 // toMCP converts a registry result (contract §5.4a [D20]): the text content
