@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,8 @@ func TestPlainCallParams(t *testing.T) {
 		`{"name":"read","inputResponses":{}}`:                                   false,
 		`{"name":"read","requestState":"x"}`:                                    false,
 		`{"name":3}`:                                                            false,
+		`{"NAME":"read"}`:                                                       false,
+		`{"name":"read","Arguments":{}}`:                                        false,
 		`{"arguments":{}}`:                                                      false,
 		`[]`:                                                                    false,
 		`null`:                                                                  false,
@@ -177,4 +180,41 @@ func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 	assert.Contains(t, cancelled, `"id":5`)
 	assert.Contains(t, cancelled, `"isError":true`)
 	assert.Contains(t, timedOut, `timed out after 300 ms`)
+}
+
+// Many direct calls in flight at once are each answered once, with their
+// own result, by a bounded set of workers.
+func TestDirectCallsInFlightAreEachAnsweredOnce(t *testing.T) {
+	st := stacktest.New(t, stacktest.Options{})
+	for i := range 20 {
+		require.NoError(t, os.WriteFile(filepath.Join(st.W, "f"+strconv.Itoa(i)), []byte("content "+strconv.Itoa(i)+"\n"), 0o644))
+	}
+	srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
+	require.NoError(t, err)
+	s, tr := openStdio(t, srv, true)
+	const calls = 200
+	go func() {
+		for i := range calls {
+			s.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"f`+strconv.Itoa(i%20)+`"}}}`)
+		}
+	}()
+	seen := map[int]bool{}
+	for range calls {
+		line, err := s.out.ReadString('\n')
+		require.NoError(t, err)
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		assert.False(t, seen[m.ID], "id %d answered twice", m.ID)
+		seen[m.ID] = true
+		require.Len(t, m.Result.Content, 1, line)
+		assert.Contains(t, m.Result.Content[0].Text, "1: content "+strconv.Itoa((m.ID-1)%20)+"\n")
+	}
+	assert.Len(t, seen, calls)
+	assert.Equal(t, int64(calls), taken(tr))
+	assert.LessOrEqual(t, tr.direct.idle.Load(), int32(maxIdleWorkers))
 }
