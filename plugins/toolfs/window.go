@@ -45,6 +45,10 @@ type windowSpec struct {
 	// MaxBytes caps the UTF-8 bytes of the collected line texts, one byte per
 	// separating newline included (readMaxBytes).
 	MaxBytes int
+	// SizeHint, when positive, is the text's size in bytes: the collected
+	// text is then allocated once, at most MaxBytes (plus room for a few
+	// truncation suffixes), instead of growing line by line. 0 means unknown.
+	SizeHint int64
 }
 
 // firstLine returns s.Offset as a line number, clamped to math.MaxInt.
@@ -93,6 +97,9 @@ type lineScanner struct {
 // newLineScanner returns a scanner for spec.
 func newLineScanner(spec windowSpec) *lineScanner {
 	s := &lineScanner{spec: spec, first: spec.firstLine(), lines: []line{}}
+	if spec.SizeHint > 0 && spec.firstLine() == 1 {
+		s.text = make([]byte, 0, min(spec.SizeHint, int64(spec.MaxBytes))+256)
+	}
 	s.selected = s.selects()
 	return s
 }
