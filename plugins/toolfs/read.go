@@ -94,6 +94,9 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 // complete; the rest is counted by the provider (in parallel where it can).
 func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, info *fsapi.Info) (readValue, error) {
 	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	if info.HasSize {
+		spec.SizeHint = info.Size
+	}
 	s := newLineScanner(spec)
 	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
 		rest, err := textstream.ScanCounting(ctx, ts.fs, t, s.Take)
