@@ -1,7 +1,6 @@
 package fslocal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/dsh-go/dsh/internal/lfscan"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -68,7 +68,8 @@ func (c *unitCount) outcome() (n int64, end int, err error, done bool) {
 
 // countRest checks the file's bytes from from, a character boundary, to its
 // end as scan checks them (strict UTF-8, ctx before every chunk; contract
-// §3.5) and counts their LF bytes.
+// §3.5) and counts their LF bytes, both in one pass where the text is ASCII
+// (lfscan.Count).
 //
 // The range is cut into units at multiples of countUnit; up to GOMAXPROCS
 // goroutines (at most countGoroutines), the caller one of them, take the
@@ -236,9 +237,7 @@ func (m mapping) countUnitAt(ctx context.Context, from, u int64, stop *atomic.Bo
 		var valid bool
 		if faulted(func() {
 			k = chunkEnd(b[off:stopAt], chunkSize)
-			if valid = utf8.Valid(b[off : off+k]); valid {
-				lines = bytes.Count(b[off:off+k], []byte{'\n'})
-			}
+			lines, valid = lfscan.Count(b[off : off+k])
 		}) {
 			return 0, -1, errChangedWhileRead
 		}
