@@ -111,4 +111,3 @@ func BenchmarkCount(b *testing.B) {
 		})
 	}
 }
-
