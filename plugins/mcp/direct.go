@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -225,6 +225,11 @@ func (d *directCalls) cancelCall(params json.RawMessage) bool {
 	return ok
 }
 
+// protocolMetaPrefix starts the _meta keys of the per-request protocol
+// (SEP-2575: `io.modelcontextprotocol/protocolVersion` and its siblings),
+// which the SDK handles.
+const protocolMetaPrefix = "io.modelcontextprotocol/"
+
 // plainCallParams returns the tool name and arguments of tools/call params
 // that hold nothing else but a _meta without per-request protocol fields;
 // ok is false for any other params (the SDK then handles the request).
@@ -242,8 +247,17 @@ func plainCallParams(raw json.RawMessage) (name string, args json.RawMessage, ok
 		case "arguments":
 			args = value
 		case "_meta":
-			if bytes.Contains(value, []byte("io.modelcontextprotocol/")) {
+			// The SDK refuses a _meta that is no object (invalid params)
+			// and reads its keys unescaped (`io.modelcontextprotocol\u002f…`
+			// is a protocol field too).
+			var meta map[string]json.RawMessage
+			if json.Unmarshal(value, &meta) != nil {
 				return "", nil, false
+			}
+			for k := range meta {
+				if strings.HasPrefix(k, protocolMetaPrefix) {
+					return "", nil, false
+				}
 			}
 		default:
 			return "", nil, false
