@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/knadh/koanf/maps"
 	"github.com/knadh/koanf/parsers/json"
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/parsers/yaml"
-	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
 )
 
@@ -23,40 +23,51 @@ import (
 // other layers are merged over it.
 
 // read loads the file (or the default) into a raw tree.
+//
+// The file's parser is called directly rather than through a koanf.Koanf:
+// loading into an empty Koanf and reading it back with Raw gives the same
+// tree (the parsed map with non-string keys spelled as strings, which
+// maps.IntfaceKeysToStrings does as koanf's merge would) but also flattens
+// it and deep-copies it through reflection, which was a tenth of `dshhost
+// call`'s own start-up work (docs/benchmarks.md). The layers are merged by
+// koanf in Load.
 func (l *loader) read() (map[string]any, error) {
-	k := koanf.New(".")
+	var (
+		parser koanf.Parser
+		data   []byte
+	)
 	if l.opts.File == "" {
 		l.source = DefaultSource
-		if err := k.Load(rawbytes.Provider(defaultDeployment), yaml.Parser()); err != nil {
+		parser, data = yaml.Parser(), defaultDeployment
+	} else {
+		l.source = l.opts.File
+		switch strings.ToLower(filepath.Ext(l.opts.File)) {
+		case ".yaml", ".yml":
+			parser = yaml.Parser()
+		case ".json":
+			parser = json.Parser()
+		case ".toml":
+			parser = toml.Parser()
+		default:
+			return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
+		}
+		var err error
+		if data, err = readRegular(l.opts.File); err != nil {
 			return nil, err
 		}
-		return k.Raw(), nil
+		if !utf8.Valid(data) {
+			return nil, errors.New("not valid UTF-8")
+		}
 	}
-	l.source = l.opts.File
-	var parser koanf.Parser
-	switch strings.ToLower(filepath.Ext(l.opts.File)) {
-	case ".yaml", ".yml":
-		parser = yaml.Parser()
-	case ".json":
-		parser = json.Parser()
-	case ".toml":
-		parser = toml.Parser()
-	default:
-		return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
-	}
-	data, err := readRegular(l.opts.File)
+	raw, err := parser.Unmarshal(data)
 	if err != nil {
 		return nil, err
 	}
-	if !utf8.Valid(data) {
-		// YAML, JSON and TOML are UTF-8; their parsers would turn each bad
-		// byte into U+FFFD, silently naming another path.
-		return nil, errors.New("not valid UTF-8")
+	if raw == nil {
+		raw = map[string]any{}
 	}
-	if err := k.Load(rawbytes.Provider(data), parser); err != nil {
-		return nil, err
-	}
-	return k.Raw(), nil
+	maps.IntfaceKeysToStrings(raw)
+	return raw, nil
 }
 
 // maxFileSize bounds a deployment file: 16 MiB, far beyond any real one.

@@ -48,6 +48,9 @@ func (l *loader) loadFlags(k *koanf.Koanf) {
 		l.origin[e.id+".disabled"] = "flag --disable " + id
 		layer[e.path("disabled")] = true
 	}
+	if len(layer) == 0 {
+		return // merging nothing: skip koanf's copy of the empty layer
+	}
 	if err := k.Load(confmap.Provider(layer, "."), nil); err != nil {
 		l.issue("flags", "", err.Error())
 	}
