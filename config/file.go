@@ -32,32 +32,28 @@ import (
 // call`'s own start-up work (docs/benchmarks.md). The layers are merged by
 // koanf in Load.
 func (l *loader) read() (map[string]any, error) {
-	var (
-		parser koanf.Parser
-		data   []byte
-	)
 	if l.opts.File == "" {
 		l.source = DefaultSource
-		parser, data = yaml.Parser(), defaultDeployment
-	} else {
-		l.source = l.opts.File
-		switch strings.ToLower(filepath.Ext(l.opts.File)) {
-		case ".yaml", ".yml":
-			parser = yaml.Parser()
-		case ".json":
-			parser = json.Parser()
-		case ".toml":
-			parser = toml.Parser()
-		default:
-			return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
-		}
-		var err error
-		if data, err = readRegular(l.opts.File); err != nil {
-			return nil, err
-		}
-		if !utf8.Valid(data) {
-			return nil, errors.New("not valid UTF-8")
-		}
+		return defaultTree(), nil
+	}
+	l.source = l.opts.File
+	var parser koanf.Parser
+	switch strings.ToLower(filepath.Ext(l.opts.File)) {
+	case ".yaml", ".yml":
+		parser = yaml.Parser()
+	case ".json":
+		parser = json.Parser()
+	case ".toml":
+		parser = toml.Parser()
+	default:
+		return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
+	}
+	data, err := readRegular(l.opts.File)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(data) {
+		return nil, errors.New("not valid UTF-8")
 	}
 	raw, err := parser.Unmarshal(data)
 	if err != nil {

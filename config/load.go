@@ -147,6 +147,12 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 	}
 	l.absolutePaths(k, e, prefix+".config")
 	cfg, err := decodeWith(e.plugin, func(dc *mapstructure.DecoderConfig) error {
+		if m, ok := k.Get(prefix + ".config").(map[string]any); ok && len(m) == 0 {
+			// No key set in any layer: decoding would leave the defaults as
+			// they are. Skipping it spares `dshhost call` the decoder's
+			// reflection over every entry of the default deployment.
+			return nil
+		}
 		return k.UnmarshalWithConf(prefix+".config", dc.Result, koanf.UnmarshalConf{Tag: "json", DecoderConfig: dc})
 	})
 	if err != nil {
