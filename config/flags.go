@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 )
 
@@ -51,7 +50,7 @@ func (l *loader) loadFlags(k *koanf.Koanf) {
 	if len(layer) == 0 {
 		return // merging nothing: skip koanf's copy of the empty layer
 	}
-	if err := k.Load(confmap.Provider(layer, "."), nil); err != nil {
+	if err := k.Load(treeLayer(layer), nil); err != nil {
 		l.issue("flags", "", err.Error())
 	}
 }
