@@ -133,14 +133,15 @@ func parseParams(raw json.RawMessage) (paramSchema, error) {
 			err = fmt.Errorf("parameters schema: property %q: not a JSON object", name)
 			return
 		}
-		if typ != nil {
-			var one string
-			if json.Unmarshal(typ, &one) == nil {
-				p.types = []string{one}
-			} else if json.Unmarshal(typ, &p.types) != nil {
-				err = fmt.Errorf("parameters schema: property %q: type must be a string or a list of strings", name)
-				return
-			}
+		switch {
+		case typ == nil:
+		case typ[0] == '"':
+			p.types = []string{unquote(typ)}
+		case typ[0] == 'n':
+			p.types = []string{""} // null, as decoding it into a string reads it
+		case json.Unmarshal(typ, &p.types) != nil:
+			err = fmt.Errorf("parameters schema: property %q: type must be a string or a list of strings", name)
+			return
 		}
 		ps.props = append(ps.props, p)
 	})
