@@ -214,6 +214,7 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 		}
 		seen[strings.ToLower(e.id)] = path + ".id"
 		e.keys = configKeys(p.ConfigType())
+		e.fileKeys = len(cfg) > 0
 		l.entries = append(l.entries, e)
 		l.byID[e.id] = e
 		entries[e.id] = map[string]any{"disabled": disabled, "config": cfg}

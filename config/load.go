@@ -66,6 +66,9 @@ type entryInfo struct {
 	name   string
 	plugin *host.Plugin
 	keys   []string // the plugin's top-level config keys (json tags)
+	// fileKeys reports whether the file sets a config key of the entry (the
+	// env and flag layers record theirs in loader.origin).
+	fileKeys bool
 }
 
 // loader carries one Load: the entries, the issues found so far and where
@@ -145,12 +148,16 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		}
 		out.Disabled = b
 	}
-	l.absolutePaths(k, e, prefix+".config")
+	// With no key set in any layer, decoding would leave the defaults as they
+	// are and no path is relative: skipping both spares `dshhost call` the
+	// decoder's reflection (and koanf's copies) over every entry of the
+	// default deployment. CheckConfig still validates the defaults.
+	keys := l.hasConfigKeys(e)
+	if keys {
+		l.absolutePaths(k, e, prefix+".config")
+	}
 	cfg, err := decodeWith(e.plugin, func(dc *mapstructure.DecoderConfig) error {
-		if m, ok := k.Get(prefix + ".config").(map[string]any); ok && len(m) == 0 {
-			// No key set in any layer: decoding would leave the defaults as
-			// they are. Skipping it spares `dshhost call` the decoder's
-			// reflection over every entry of the default deployment.
+		if !keys {
 			return nil
 		}
 		return k.UnmarshalWithConf(prefix+".config", dc.Result, koanf.UnmarshalConf{Tag: "json", DecoderConfig: dc})
@@ -162,6 +169,21 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 	out.Declared = cfg
 	out.Config = withWorkspace(cfg, workspace)
 	return out
+}
+
+// hasConfigKeys reports whether any layer sets a config key of e: the
+// file (entryInfo.fileKeys), or an env variable or --set flag (each recorded
+// in l.origin as "<id>.<key>"; "<id>.disabled" is not a config key).
+func (l *loader) hasConfigKeys(e *entryInfo) bool {
+	if e.fileKeys {
+		return true
+	}
+	for k := range l.origin {
+		if id, key, _ := strings.Cut(k, "."); id == e.id && key != "disabled" {
+			return true
+		}
+	}
+	return false
 }
 
 // configIssues reports a decoding or validation error of e's config, each
