@@ -21,12 +21,52 @@ var collators = sync.Pool{New: func() any { return collate.New(language.Und) }}
 
 // Key returns the collation key of name: its CLDR root sort key, computed on
 // the name with each invalid UTF-8 byte read as U+FFFD (contract §6.6.3).
-// Keys compare with bytes.Compare.
+// Keys compare with bytes.Compare; a key is shared, never modified.
 func Key(name string) []byte {
+	if k, ok := keys.get(name); ok {
+		return k
+	}
 	c := collators.Get().(*collate.Collator)
 	defer collators.Put(c)
 	var buf collate.Buffer
-	return bytes.Clone(c.KeyFromString(&buf, fsapi.Display(name)))
+	k := bytes.Clone(c.KeyFromString(&buf, fsapi.Display(name)))
+	keys.put(name, k)
+	return k
+}
+
+// keys remembers the keys of recent names: a listing of the same directory
+// again (what an agent does all day) then costs a map lookup per name
+// instead of the collation of each name, which was most of a warm list's
+// sort (issue 10). At most keyCacheSize names are kept; past that the cache
+// starts afresh.
+var keys = keyCache{m: map[string][]byte{}}
+
+// keyCacheSize bounds the key cache: 16,384 names of typical length hold
+// about 2 MB.
+const keyCacheSize = 16384
+
+type keyCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *keyCache) get(name string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.m[name]
+	return k, ok
+}
+
+func (c *keyCache) put(name string, key []byte) {
+	if len(name) > 1024 {
+		return // a rare long name is not worth its memory
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= keyCacheSize {
+		clear(c.m)
+	}
+	c.m[name] = key
 }
 
 // SortFunc sorts items in place by rank (ascending), then by the collation
@@ -40,9 +80,6 @@ func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
 		name string
 		item T
 	}
-	c := collators.Get().(*collate.Collator)
-	defer collators.Put(c)
-	var buf collate.Buffer
 	ks := make([]keyed, len(items))
 	for i, it := range items {
 		n := name(it)
@@ -50,8 +87,7 @@ func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
 		if rank != nil {
 			r = rank(it)
 		}
-		ks[i] = keyed{rank: r, key: bytes.Clone(c.KeyFromString(&buf, fsapi.Display(n))), name: n, item: it}
-		buf.Reset()
+		ks[i] = keyed{rank: r, key: Key(n), name: n, item: it}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		if a.rank != b.rank {

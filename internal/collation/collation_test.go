@@ -1,6 +1,7 @@
 package collation_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +52,21 @@ func TestSortFuncRanksFirst(t *testing.T) {
 
 func TestInvalidUTF8CollatesAsReplacementCharacter(t *testing.T) {
 	assert.Equal(t, collation.Key("bad\uFFFDx"), collation.Key("bad\xffx"))
+}
+
+// Remembered keys are the keys: the same order on a second sort, and after
+// the cache has started afresh.
+func TestRememberedKeysSortAlike(t *testing.T) {
+	names := []string{"Zed", "README.txt", "a-b", "ä", "A", "a", "10", "9", ".hidden", "_x", "bad\xffx"}
+	first := append([]string(nil), names...)
+	collation.Sort(first)
+	second := append([]string(nil), names...)
+	collation.Sort(second)
+	assert.Equal(t, first, second)
+	for i := range 20000 { // more names than the cache holds
+		collation.Key(strconv.Itoa(i))
+	}
+	third := append([]string(nil), names...)
+	collation.Sort(third)
+	assert.Equal(t, first, third)
 }

@@ -70,11 +70,12 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 			entries = append(entries, p.child(dir, t, name))
 			continue
 		}
-		e := fsapi.DirEntry{
-			Name:   name,
-			Type:   fsapi.TypeOther,
-			Target: fsapi.Target{Key: joinName(t.Key, name), DisplayPath: joinName(t.DisplayPath, name)},
+		key := joinName(t.Key, name)
+		display := key // one string for both when they agree (an absolute path's usual case)
+		if t.DisplayPath != t.Key {
+			display = joinName(t.DisplayPath, name)
 		}
+		e := fsapi.DirEntry{Name: name, Type: fsapi.TypeOther, Target: fsapi.Target{Key: key, DisplayPath: display}}
 		switch {
 		case typ&fs.ModeDir != 0:
 			e.Type = fsapi.TypeDirectory

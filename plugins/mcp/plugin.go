@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"reflect"
@@ -101,11 +102,13 @@ func (s *Server) serveStdio(cfg Config) error {
 	if in == nil {
 		in = os.Stdin
 	}
+	if f, ok := in.(*os.File); ok {
+		in = pollableInput(f)
+	}
 	if out == nil {
 		out = os.Stdout
 	}
-	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: int(cfg.MaxMessageBytes), requests: &s.limits.requests}
-	ss, err := s.srv.Connect(context.Background(), t, nil)
+	t, ss, err := s.connectStdio(in, out, int(cfg.MaxMessageBytes), true)
 	if err != nil {
 		return err
 	}
@@ -121,6 +124,30 @@ func (s *Server) serveStdio(cfg Config) error {
 		s.end()
 	}()
 	return nil
+}
+
+// connectStdio connects a StdioTransport over in and out, with the
+// server's direct calls when direct is set (direct.go).
+func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, direct bool) (*StdioTransport, *mcp.ServerSession, error) {
+	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: maxMessageBytes, requests: &s.limits.requests}
+	var d *directCalls
+	if direct {
+		d = newDirectCalls(s)
+		t.direct = d
+	}
+	ss, err := s.srv.Connect(context.Background(), t, nil)
+	if d != nil {
+		if err != nil {
+			d.cancel()
+			return nil, nil, err
+		}
+		d.session.Store(ss)
+		go func() {
+			<-t.conn.closed
+			d.cancel()
+		}()
+	}
+	return t, ss, err
 }
 
 // lifecycle is the server's transport state (plugin.go).

@@ -169,37 +169,69 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 }
 
 // handler runs one tools/call through the registry in the caller's
-// session.
+// session, for the SDK.
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if ask := s.roots(ctx, req); ask != nil {
-			return ask, nil
-		}
-		if s.opts.Ready != nil {
-			if err := s.opts.Ready(); err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Error: " + err.Error()}}}, nil
-			}
-		}
-		var raw json.RawMessage
-		if req.Params != nil {
-			raw = req.Params.Arguments
-		}
-		session := s.session(req.Session)
-		if req.Session != nil {
-			var end func()
-			ctx, end = s.calls.begin(ctx, req.Session.ID())
-			defer end()
-		}
-		var asked *approval
-		session.Ask, asked = s.askFunc(req, session.ID)
-		res := s.limits.run(ctx, func(ctx context.Context) tools.Result {
-			return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
-		})
-		if ask := asked.inputRequired(); ask != nil {
+		res, ask := s.execute(ctx, name, req)
+		if ask != nil {
 			return ask, nil
 		}
 		return toMCP(res), nil
 	}
+}
+
+// execute runs one tools/call and returns its answer: res, or ask when the
+// call needs the client's input first (its roots, or the user's answer to
+// a multi round-trip client's approval question), which the SDK sends.
+// The call itself runs on a goroutine of its own (callLimits.run), so that
+// execute returns at the call timeout whatever the tool does.
+func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequest) (res tools.Result, ask *mcp.CallToolResult) {
+	answered := make(chan struct{})
+	go s.executeThen(ctx, name, req, func(r tools.Result, a *mcp.CallToolResult) {
+		res, ask = r, a
+		close(answered)
+	})
+	<-answered
+	return res, ask
+}
+
+// executeThen runs one tools/call on the calling goroutine and gives
+// answer its answer exactly once (see execute): the roots exchange, the
+// front end's readiness, the caller's session and its approval channel,
+// under the call limits (callLimits.runThen). It returns once the tool
+// returned; the answer may come earlier, at the call timeout.
+func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult)) {
+	if ask := s.roots(ctx, req); ask != nil {
+		answer(tools.Result{}, ask)
+		return
+	}
+	if s.opts.Ready != nil {
+		if err := s.opts.Ready(); err != nil {
+			answer(tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + err.Error())}}, nil)
+			return
+		}
+	}
+	var raw json.RawMessage
+	if req.Params != nil {
+		raw = req.Params.Arguments
+	}
+	session := s.session(req.Session)
+	if req.Session != nil {
+		var end func()
+		ctx, end = s.calls.begin(ctx, req.Session.ID())
+		defer end()
+	}
+	var asked *approval
+	session.Ask, asked = s.askFunc(req, session.ID)
+	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
+		return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
+	}, func(res tools.Result) {
+		if ask := asked.inputRequired(); ask != nil {
+			answer(tools.Result{}, ask)
+			return
+		}
+		answer(res, nil)
+	})
 }
 
 // toMCP converts a registry result (contract §5.4a [D20]): the text content
@@ -208,20 +240,26 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 // {name, code} ("error") or the tool's metadata fields (e.g. "diffs" or
 // "diffsOmitted"). It never looks at the tool's name.
 func toMCP(res tools.Result) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content))}
+	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content)), Meta: resultMeta(res)}
 	for _, b := range res.Content {
 		out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
 	}
 	if !res.IsError && res.Summary != nil {
 		out.StructuredContent = res.Summary
 	}
-	if res.Error != nil && res.Error.Info != nil {
-		out.Meta = mcp.Meta{"error": res.Error.Info}
-	}
-	if res.Meta != nil {
-		out.Meta = metaFields(res.Meta)
-	}
 	return out
+}
+
+// resultMeta returns the _meta fields of a result: the tool's metadata
+// when it has any, else the failure's {name, code} under "error", else nil.
+func resultMeta(res tools.Result) mcp.Meta {
+	if res.Meta != nil {
+		return metaFields(res.Meta)
+	}
+	if res.Error != nil && res.Error.Info != nil {
+		return mcp.Meta{"error": res.Error.Info}
+	}
+	return nil
 }
 
 // metaFields returns a tool's metadata as _meta fields: a map as it is,

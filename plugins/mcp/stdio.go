@@ -43,8 +43,9 @@ type StdioTransport struct {
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
 
-	requests *tracker   // the server's, when the plugin serves it: counts unanswered requests for the drain
-	conn     *stdioConn // set by Connect
+	requests *tracker     // the server's, when the plugin serves it: counts unanswered requests for the drain
+	direct   *directCalls // the server's, when the plugin serves it: tools/call without the SDK (direct.go)
+	conn     *stdioConn   // set by Connect
 }
 
 // Connect starts reading and returns the connection. It is called once per
@@ -55,7 +56,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		limit = DefaultMaxMessageBytes
 	}
 	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{}),
-		ended: make(chan struct{}), requests: t.requests, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+		ended: make(chan struct{}), requests: t.requests, direct: t.direct, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	t.conn = c
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), limit)
 	return c, nil
@@ -85,6 +86,7 @@ type stdioConn struct {
 
 	initialized bool // an initialize request was read (readLoop's own)
 
+	direct   *directCalls        // optional: takes the requests it serves itself (direct.go)
 	requests *tracker            // optional: counts the unanswered requests for the drain
 	pmu      sync.Mutex          // guards pending
 	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
@@ -106,6 +108,9 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 					continue
 				}
 				c.track(msg)
+				if c.direct != nil && c.direct.take(c, msg) {
+					continue
+				}
 				if !c.deliver(stdioRead{msg: msg}) {
 					return
 				}
@@ -259,13 +264,16 @@ func (c *stdioConn) track(msg jsonrpc.Message) {
 
 // answer forgets the request msg answers, if any.
 func (c *stdioConn) answer(msg jsonrpc.Message) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok {
-		return
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.answerID(resp.ID)
 	}
+}
+
+// answerID forgets the request id once it is answered.
+func (c *stdioConn) answerID(id jsonrpc.ID) {
 	c.pmu.Lock()
-	counted, found := c.pending[resp.ID]
-	delete(c.pending, resp.ID)
+	counted, found := c.pending[id]
+	delete(c.pending, id)
 	c.pmu.Unlock()
 	if counted {
 		c.requests.end()
@@ -319,13 +327,28 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	err = c.writeLocked(frame)
+	c.answer(msg) // a closed connection has forgotten its requests already
+	return err
+}
+
+// writeAnswer writes frame, the whole line of the answer to request id.
+func (c *stdioConn) writeAnswer(frame []byte, id jsonrpc.ID) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	err := c.writeLocked(frame)
+	c.answerID(id)
+	return err
+}
+
+// writeLocked writes frame unless the connection is closed; writeMu is held.
+func (c *stdioConn) writeLocked(frame []byte) error {
 	select {
 	case <-c.closed:
 		return errors.New("mcp: write on a closed connection")
 	default:
 	}
-	_, err = c.w.Write(frame)
-	c.answer(msg)
+	_, err := c.w.Write(frame)
 	return err
 }
 

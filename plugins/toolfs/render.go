@@ -86,14 +86,20 @@ func plural(n int, one, many string) string {
 // [D11] replacement of invalid bytes, never quoted.
 func renderRead(v readValue, limit int) string {
 	var b strings.Builder
+	size := len(v.Path) + 160 // the tags and the footer
+	for _, l := range v.Lines {
+		size += len(l.Text) + 24 // the number, ": " and the newline
+	}
+	b.Grow(size)
 	b.WriteString("<path>")
 	b.WriteString(fsapi.Display(v.Path))
 	b.WriteString("</path>\n<type>file</type>\n<content>\n")
+	var number [24]byte
 	for i, l := range v.Lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(strconv.Itoa(l.Number))
+		b.Write(strconv.AppendInt(number[:0], int64(l.Number), 10))
 		b.WriteString(": ")
 		b.WriteString(l.Text)
 	}

@@ -45,6 +45,10 @@ type windowSpec struct {
 	// MaxBytes caps the UTF-8 bytes of the collected line texts, one byte per
 	// separating newline included (readMaxBytes).
 	MaxBytes int
+	// SizeHint, when positive, is the text's size in bytes: the collected
+	// text is then allocated once, at most MaxBytes (plus room for a few
+	// truncation suffixes), instead of growing line by line. 0 means unknown.
+	SizeHint int64
 }
 
 // firstLine returns s.Offset as a line number, clamped to math.MaxInt.
@@ -69,10 +73,12 @@ type lineScanner struct {
 	spec  windowSpec
 	first int // spec.Offset as a line number
 
-	lines   []line
-	total   int  // lines seen so far
-	used    int  // bytes collected so far, separators included
-	tripped bool // the byte cap tripped: nothing more is collected
+	lines   []line // their Text is set by Close, from text
+	text    []byte // the collected lines' texts, back to back
+	ends    []int  // the end of each collected line's text in text
+	total   int    // lines seen so far
+	used    int    // bytes collected so far, separators included
+	tripped bool   // the byte cap tripped: nothing more is collected
 
 	// The current segment: bytes since the last LF.
 	open      bool   // the segment has at least one byte
@@ -83,11 +89,17 @@ type lineScanner struct {
 	overflow  bool   // a character did not fit in kept: the line is longer than MaxLineLength
 	pend      [utf8.UTFMax]byte
 	npend     int // bytes of a character cut by a chunk boundary, waiting for the rest
+
+	whole   string // the line's text when it came whole from one chunk (isWhole)
+	isWhole bool
 }
 
 // newLineScanner returns a scanner for spec.
 func newLineScanner(spec windowSpec) *lineScanner {
 	s := &lineScanner{spec: spec, first: spec.firstLine(), lines: []line{}}
+	if spec.SizeHint > 0 && spec.firstLine() == 1 {
+		s.text = make([]byte, 0, min(spec.SizeHint, int64(spec.MaxBytes))+256)
+	}
 	s.selected = s.selects()
 	return s
 }
@@ -137,7 +149,14 @@ func (s *lineScanner) Write(chunk string) {
 		if i > 0 {
 			s.open = true
 		}
-		s.keep(chunk[:i], false)
+		if len(s.kept) == 0 && s.npend == 0 && !s.overflow && i <= s.spec.MaxLineLength && utf8.ValidString(chunk[:i]) {
+			// The whole line is in this chunk, valid and short enough that
+			// it cannot be truncated (a UTF-16 unit takes at least a byte):
+			// it is collected as it is, without going through kept.
+			s.whole, s.isWhole = strings.TrimSuffix(chunk[:i], "\r"), true
+		} else {
+			s.keep(chunk[:i], false)
+		}
 		s.endLine()
 		chunk = chunk[i+1:]
 	}
@@ -155,6 +174,11 @@ func (s *lineScanner) Close() (v readValue, inRange bool) {
 		s.endLine() // a final segment without LF is a line only if non-empty
 	}
 	inRange = s.tripped || s.first <= s.total || (s.total == 0 && s.first == 1)
+	all, start := string(s.text), 0 // one string for the window, not one per line
+	for i, end := range s.ends {
+		s.lines[i].Text = all[start:end]
+		start = end
+	}
 	return readValue{Offset: s.first, Lines: s.lines, TotalLines: s.total}, inRange
 }
 
@@ -192,29 +216,36 @@ func (s *lineScanner) endLine() {
 	s.kept = s.kept[:0]
 	s.keptUnits, s.cut, s.npend = 0, 0, 0
 	s.overflow = false
+	s.whole, s.isWhole = "", false
 	s.selected = s.selects()
 }
 
 // collect appends the finished line unless its cost would take the
 // collected bytes over MaxBytes, which trips the cap instead.
 func (s *lineScanner) collect() {
-	text := s.lineText()
-	cost := len(text)
+	start := len(s.text)
+	s.text = s.appendLineText(s.text)
+	cost := len(s.text) - start
 	if len(s.lines) > 0 {
 		cost++ // the newline that joins it to the previous line
 	}
 	if s.used+cost > s.spec.MaxBytes {
+		s.text = s.text[:start]
 		s.tripped = true
 		return
 	}
 	s.used += cost
-	s.lines = append(s.lines, line{Number: s.total, Text: text})
+	s.lines = append(s.lines, line{Number: s.total})
+	s.ends = append(s.ends, len(s.text))
 }
 
-// lineText returns the finished line without its trailing CR, truncated to
-// MaxLineLength units with the suffix of contract §6.7.4 when longer. The cut
-// never splits a character [D6].
-func (s *lineScanner) lineText() string {
+// appendLineText appends the finished line without its trailing CR,
+// truncated to MaxLineLength units with the suffix of contract §6.7.4 when
+// longer. The cut never splits a character [D6].
+func (s *lineScanner) appendLineText(dst []byte) []byte {
+	if s.isWhole {
+		return append(dst, s.whole...)
+	}
 	m := s.spec.MaxLineLength
 	if !s.overflow {
 		kept, units := s.kept, s.keptUnits
@@ -222,10 +253,11 @@ func (s *lineScanner) lineText() string {
 			kept, units = kept[:n-1], units-1
 		}
 		if units <= m {
-			return string(kept)
+			return append(dst, kept...)
 		}
 	}
-	return string(s.kept[:s.cut]) + truncationSuffix(m)
+	dst = append(dst, s.kept[:s.cut]...)
+	return append(dst, truncationSuffix(m)...)
 }
 
 // truncationSuffix is what follows a truncated line (contract §6.7.4).

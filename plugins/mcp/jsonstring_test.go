@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// appendJSONString writes what json.Marshal writes for every string:
+// controls, HTML characters, quotes, U+2028/2029, invalid UTF-8 and
+// multi-byte text, at every alignment of the eight-byte skip.
+func TestAppendJSONStringEqualsMarshal(t *testing.T) {
+	var cases []string
+	for b := range 256 {
+		cases = append(cases, string([]byte{byte(b)}))
+	}
+	pieces := []string{"plain", "\n", "\t", "\"", "\\", "<a&b>", "\u2028", "\u2029", "é", "日本", "🙂", "\xff", "\xe6\x97", "\x7f", "\x00", "\x1f"}
+	for _, p := range pieces {
+		for pad := range 17 {
+			cases = append(cases, strings.Repeat("x", pad)+p+strings.Repeat("y", 17-pad))
+		}
+	}
+	cases = append(cases, "", strings.Repeat("1: line of text\n", 500))
+	for _, s := range cases {
+		want, err := json.Marshal(s)
+		assert.NoError(t, err)
+		assert.Equal(t, string(want), string(appendJSONString(nil, s)), "%q", s)
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "abc\n", "<\u2028>\xff", "日本\t\"\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+func BenchmarkAppendJSONString(b *testing.B) {
+	var text strings.Builder
+	for i := range 2000 {
+		text.WriteString(strings.Repeat("x", 20) + ": line " + string(rune('a'+i%26)) + "\n")
+	}
+	s := text.String()
+	b.Run("ours", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		var buf []byte
+		for b.Loop() {
+			buf = appendJSONString(buf[:0], s)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			_, _ = json.Marshal(s)
+		}
+	})
+}
