@@ -6,7 +6,7 @@ import (
 	"github.com/dsh-go/dsh/host"
 )
 
-// defaultTree returns the embedded default deployment, default.yaml (the
+// defaultTree returns the default deployment, default.yaml (the
 // file docs/configuration.md shows), as its YAML parser reads it: the
 // plugin list by name. It is built here rather than parsed at every start,
 // which saved `dshhost call` the YAML parser's first run (about a tenth of

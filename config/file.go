@@ -53,6 +53,8 @@ func (l *loader) read() (map[string]any, error) {
 		return nil, err
 	}
 	if !utf8.Valid(data) {
+		// YAML, JSON and TOML are UTF-8; their parsers would turn each bad
+		// byte into U+FFFD, silently naming another path.
 		return nil, errors.New("not valid UTF-8")
 	}
 	raw, err := parser.Unmarshal(data)
