@@ -1,11 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,13 +44,15 @@ type directCalls struct {
 	running map[jsonrpc.ID]context.CancelFunc
 	taken   atomic.Int64 // calls served so far
 
-	jobs chan directJob // to an idle worker (unbuffered: taken only by one waiting)
-	idle atomic.Int32   // workers waiting on jobs
+	jobs chan *directJob // to an idle worker (unbuffered: taken only by one waiting)
+	idle atomic.Int32    // workers waiting on jobs
+
+	inlineHandovers atomic.Int64 // inline calls that outlived inlineGrace
 }
 
 func newDirectCalls(srv *Server) *directCalls {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]context.CancelFunc{}, jobs: make(chan directJob)}
+	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]context.CancelFunc{}, jobs: make(chan *directJob)}
 }
 
 // methodCallTool and notificationCancelled are the MCP methods a direct
@@ -62,48 +65,82 @@ const (
 // take is given every message the connection read (already counted as
 // unanswered) and reports whether it took it; what it did not take goes to
 // the SDK.
-func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message) bool {
+//
+// A call it takes comes back as job (a cancellation it takes has none):
+// the reader runs it on its own goroutine when no other input waits
+// (runInline), else hands it to a worker (dispatch).
+func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message) (job *directJob, taken bool) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
-		return false
+		return nil, false
 	}
 	switch {
 	case req.Method == notificationCancelled && !req.IsCall():
-		return d.cancelCall(req.Params)
+		return nil, d.cancelCall(req.Params)
 	case req.Method != methodCallTool || !req.IsCall():
-		return false
+		return nil, false
 	}
 	ss := d.session.Load()
 	if ss == nil || ss.InitializeParams() == nil || multiRoundTrip(ss) {
-		return false
+		return nil, false
 	}
 	name, args, ok := plainCallParams(req.Params)
 	if !ok || !d.srv.lists(name) {
-		return false
+		return nil, false
 	}
 	if d.srv.opts.NeedRoots != nil && d.srv.opts.NeedRoots() {
-		return false
+		return nil, false
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
 	d.mu.Lock()
 	if _, dup := d.running[req.ID]; dup {
 		d.mu.Unlock()
 		cancel()
-		return false // the SDK answers a duplicate id as it would
+		return nil, false // the SDK answers a duplicate id as it would
 	}
 	d.running[req.ID] = cancel
 	d.mu.Unlock()
 	d.taken.Add(1)
-	job := directJob{ctx: ctx, c: c, ss: ss, id: req.ID, name: name, args: args}
+	return &directJob{ctx: ctx, c: c, ss: ss, id: req.ID, name: name, args: args}, true
+}
+
+// dispatch hands job to an idle worker, or to a new one.
+func (d *directCalls) dispatch(job *directJob) {
 	select {
 	case d.jobs <- job: // an idle worker takes it
 	default:
 		go d.work(job)
 	}
-	return true
 }
 
-// directJob is one direct call handed to a worker.
+// inlineGrace is how long a call runs on the reading goroutine before
+// another goroutine takes the reading over (runInline).
+const inlineGrace = time.Millisecond
+
+// runInline runs job on the calling goroutine, the connection's reader,
+// and reports whether that goroutine reads on: when job outlives
+// inlineGrace, takeOver starts another reader (so that a cancellation or a
+// further request is read while job runs) and runInline returns false once
+// job is done. Handing every call to a worker cost a wake-up of a second
+// thread per call, about a fifth of a warm list's CPU (issue 10, measured
+// against GOMAXPROCS=1); a short call now costs none.
+func (d *directCalls) runInline(job *directJob, takeOver func()) (readOn bool) {
+	var claimed atomic.Bool // the reading: by this goroutine again, or by takeOver
+	timer := time.AfterFunc(inlineGrace, func() {
+		if claimed.CompareAndSwap(false, true) {
+			d.inlineHandovers.Add(1)
+			takeOver()
+		}
+	})
+	d.serve(job)
+	if claimed.CompareAndSwap(false, true) {
+		timer.Stop()
+		return true
+	}
+	return false
+}
+
+// directJob is one direct call.
 type directJob struct {
 	ctx  context.Context
 	c    *stdioConn
@@ -121,9 +158,9 @@ const maxIdleWorkers = 4
 
 // work serves job, then the jobs handed to it while it waits idle, until
 // the connection ends or enough workers already wait.
-func (d *directCalls) work(job directJob) {
+func (d *directCalls) work(job *directJob) {
 	for {
-		d.serve(job.ctx, job.c, job.ss, job.id, job.name, job.args)
+		d.serve(job)
 		if d.idle.Add(1) > maxIdleWorkers {
 			d.idle.Add(-1)
 			return
@@ -139,7 +176,8 @@ func (d *directCalls) work(job directJob) {
 }
 
 // serve runs one direct call and writes its answer.
-func (d *directCalls) serve(ctx context.Context, c *stdioConn, ss *mcp.ServerSession, id jsonrpc.ID, name string, args json.RawMessage) {
+func (d *directCalls) serve(job *directJob) {
+	ctx, c, ss, id, name, args := job.ctx, job.c, job.ss, job.id, job.name, job.args
 	defer func() {
 		d.mu.Lock()
 		cancel := d.running[id]
@@ -225,6 +263,11 @@ func (d *directCalls) cancelCall(params json.RawMessage) bool {
 	return ok
 }
 
+// protocolMetaPrefix starts the _meta keys of the per-request protocol
+// (SEP-2575: `io.modelcontextprotocol/protocolVersion` and its siblings),
+// which the SDK handles.
+const protocolMetaPrefix = "io.modelcontextprotocol/"
+
 // plainCallParams returns the tool name and arguments of tools/call params
 // that hold nothing else but a _meta without per-request protocol fields;
 // ok is false for any other params (the SDK then handles the request).
@@ -242,8 +285,17 @@ func plainCallParams(raw json.RawMessage) (name string, args json.RawMessage, ok
 		case "arguments":
 			args = value
 		case "_meta":
-			if bytes.Contains(value, []byte("io.modelcontextprotocol/")) {
+			// The SDK refuses a _meta that is no object (invalid params)
+			// and reads its keys unescaped (`io.modelcontextprotocol\u002f…`
+			// is a protocol field too).
+			var meta map[string]json.RawMessage
+			if json.Unmarshal(value, &meta) != nil {
 				return "", nil, false
+			}
+			for k := range meta {
+				if strings.HasPrefix(k, protocolMetaPrefix) {
+					return "", nil, false
+				}
 			}
 		default:
 			return "", nil, false

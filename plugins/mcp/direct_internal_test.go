@@ -97,6 +97,14 @@ func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 		`{"name":"read","arguments":{"file_path":"a.txt"},"extra":1}`,
 		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":{"progressToken":7}}`,
 		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
+		// A trial's finds: a _meta that is no object (invalid params on
+		// the SDK path), a protocol field spelled with escapes.
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":5}`,
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":[]}`,
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":"io"}`,
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":{"io.modelcontextprotocol\u002fprotocolVersion":"2026-07-28"}}`,
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":null}`,
+		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":{"progressToken":"io.modelcontextprotocol/x"}}`,
 	}
 	run := func(direct bool) ([]string, int64) {
 		st := stacktest.New(t, stacktest.Options{})
@@ -111,14 +119,14 @@ func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 		s, tr := openStdio(t, srv, direct)
 		var answers []string
 		for i, params := range script {
-			id := json.Number(strings.Repeat("1", i+1)) // distinct ids, the same in both runs
+			id := json.Number(strconv.Itoa(i+1) + strings.Repeat("0", i%15)) // distinct ids up to 17 digits, the same in both runs
 			answers = append(answers, strings.ReplaceAll(s.roundTrip(t, `{"jsonrpc":"2.0","id":`+string(id)+`,"method":"tools/call","params":`+params+`}`), st.W, "W"))
 		}
 		return answers, taken(tr)
 	}
 	sdk, _ := run(false)
 	direct, n := run(true)
-	assert.Equal(t, int64(len(script)-3), n, "all but the unknown tool, the extra param and the protocol field went direct")
+	assert.Equal(t, int64(len(script)-7), n, "all but the unknown tool, the extra param, the protocol fields and the bad _meta went direct")
 	require.Len(t, direct, len(sdk))
 	for i := range sdk {
 		assert.Equal(t, sdk[i], direct[i], "answer to %s", script[i])
@@ -135,6 +143,9 @@ func TestPlainCallParams(t *testing.T) {
 		`{"name":"read","_meta":{"progressToken":1}}`:                           true,
 		`{"name":"read","_meta":{"io.modelcontextprotocol/protocolVersion":1}}`: false,
 		`{"name":"read","inputResponses":{}}`:                                   false,
+		`{"name":"read","_meta":{"io.modelcontextprotocol\u002fclientInfo":1}}`: false,
+		`{"name":"read","_meta":7}`:                                             false,
+		`{"name":"read","_meta":null}`:                                          true,
 		`{"name":"read","requestState":"x"}`:                                    false,
 		`{"name":3}`:                                                            false,
 		`{"NAME":"read"}`:                                                       false,
@@ -171,6 +182,11 @@ func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 		cancelled = s.roundTrip(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
 		timedOut = s.roundTrip(t, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 		assert.Equal(t, map[bool]int64{false: 0, true: 2}[direct], taken(tr))
+		if direct {
+			// Each wait ran on the reader and outlived inlineGrace: the
+			// reading was handed over, or the cancellation was never read.
+			assert.Equal(t, int64(2), tr.direct.inlineHandovers.Load())
+		}
 		return cancelled, timedOut
 	}
 	sdkCancelled, sdkTimedOut := run(false)
