@@ -93,7 +93,8 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 // A streamed read hands the text to the scanner only until the window is
 // complete; the rest is counted by the provider (in parallel where it can).
 func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, info *fsapi.Info) (readValue, error) {
-	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes,
+		StableChunks: info.HasSize && info.Size < ts.cfg.ReadStreamMinSize}
 	if info.HasSize {
 		spec.SizeHint = info.Size
 	}
