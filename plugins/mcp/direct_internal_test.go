@@ -57,6 +57,12 @@ func (s *stdioLines) send(t *testing.T, line string) {
 func (s *stdioLines) roundTrip(t *testing.T, line string) string {
 	t.Helper()
 	s.send(t, line)
+	return s.next(t)
+}
+
+// next returns the next line read, within 10 s.
+func (s *stdioLines) next(t *testing.T) string {
+	t.Helper()
 	got := make(chan string, 1)
 	go func() {
 		l, _ := s.out.ReadString('\n')
@@ -66,7 +72,7 @@ func (s *stdioLines) roundTrip(t *testing.T, line string) string {
 	case l := <-got:
 		return l
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no answer to %s", line)
+		t.Fatal("no line within 10 s")
 		return ""
 	}
 }
@@ -228,4 +234,52 @@ func TestDirectCallsInFlightAreEachAnsweredOnce(t *testing.T) {
 	assert.Len(t, seen, calls)
 	assert.Equal(t, int64(calls), taken(tr))
 	assert.LessOrEqual(t, tr.direct.idle.Load(), int32(maxIdleWorkers))
+}
+
+// A request whose id is that of a call still in flight is dropped without
+// an answer on both paths (the SDK's jsonrpc2: "request ID already in
+// use"), whichever path serves the call in flight: a trial found the
+// direct path answering such a request, and a plain call reusing the id of
+// a call the SDK serves.
+func TestDirectCallsDropDuplicateIDsAsTheSDK(t *testing.T) {
+	run := func(direct bool) []string {
+		st := stacktest.New(t, stacktest.Options{})
+		require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
+		started := make(chan struct{}, 4)
+		_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
+			Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+			Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
+		})
+		require.NoError(t, err)
+		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
+		require.NoError(t, err)
+		s, _ := openStdio(t, srv, direct)
+		var lines []string
+		for _, first := range []string{
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,       // direct
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","arguments":{},"x":1}}`, // the SDK's
+		} {
+			s.send(t, first)
+			<-started
+			s.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`)
+			s.send(t, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+			s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+			// Everything answered before the ping that follows.
+			// Every line up to the wait's aborted answer, then a ping's:
+			// nothing else was answered.
+			for line := ""; !strings.Contains(line, `"isError":true`); {
+				line = s.next(t)
+				lines = append(lines, line)
+			}
+			lines = append(lines, s.roundTrip(t, `{"jsonrpc":"2.0","id":9,"method":"ping"}`))
+		}
+		return lines
+	}
+	sdk := run(false)
+	assert.Equal(t, sdk, run(true))
+	assert.Len(t, sdk, 4, "each wait's aborted answer, then the ping: %q", sdk)
 }
