@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,4 +283,34 @@ func TestDirectCallsDropDuplicateIDsAsTheSDK(t *testing.T) {
 	sdk := run(false)
 	assert.Equal(t, sdk, run(true))
 	assert.Len(t, sdk, 4, "each wait's aborted answer, then the ping: %q", sdk)
+}
+
+// A client that stops reading for longer than the call timeout still gets
+// every call's own result on both paths: an answer blocked on the output
+// holds no call slot (a trial saw a direct call's blocked write keep its
+// slot, and the calls queued behind it answer "tool call timed out").
+func TestDirectCallsBlockedOutputHoldsNoSlot(t *testing.T) {
+	run := func(direct bool) []string {
+		st := stacktest.New(t, stacktest.Options{})
+		require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
+		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W },
+			MaxInFlight: 1, CallTimeout: 300 * time.Millisecond})
+		require.NoError(t, err)
+		s, _ := openStdio(t, srv, direct)
+		for i := range 3 {
+			s.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`)
+		}
+		time.Sleep(time.Second) // the client reads nothing meanwhile
+		var answers []string
+		for range 3 {
+			answers = append(answers, strings.ReplaceAll(s.next(t), st.W, "W"))
+		}
+		slices.Sort(answers)
+		return answers
+	}
+	sdk := run(false)
+	assert.Equal(t, sdk, run(true))
+	for _, a := range sdk {
+		assert.Contains(t, a, "1: a", "each call's own result")
+	}
 }
