@@ -1,14 +1,26 @@
 package config
 
 import (
-	_ "embed"
 	"strings"
 
 	"github.com/dsh-go/dsh/host"
 )
 
-//go:embed default.yaml
-var defaultDeployment []byte
+// defaultTree returns the default deployment, default.yaml (the
+// file docs/configuration.md shows), as its YAML parser reads it: the
+// plugin list by name. It is built here rather than parsed at every start,
+// which saved `dshhost call` the YAML parser's first run (about a tenth of
+// its own start-up work, docs/benchmarks.md); TestDefaultTreeIsDefaultYAML
+// keeps the two equal. The tree is fresh on every call: read's caller may
+// change it.
+func defaultTree() map[string]any {
+	names := []string{"fslocal", "fssandbox", "fspolicy", "toolfs", "toolsearch", "mcp"}
+	plugins := make([]any, len(names))
+	for i, n := range names {
+		plugins[i] = map[string]any{"name": n}
+	}
+	return map[string]any{"plugins": plugins}
+}
 
 // DefaultSource is the Source of a deployment loaded without a file.
 const DefaultSource = "default deployment"

@@ -14,15 +14,7 @@ import (
 // envLayer is the koanf env provider configured for this load.
 func (l *loader) envLayer(workspace *string) *env.Env {
 	return env.Provider(".", env.Opt{
-		EnvironFunc: func() []string {
-			var out []string
-			for _, kv := range l.opts.Environ {
-				if len(kv) > 4 && strings.EqualFold(kv[:4], "DSH_") {
-					out = append(out, kv)
-				}
-			}
-			return out
-		},
+		EnvironFunc: l.dshVariables,
 		TransformFunc: func(name, value string) (string, any) {
 			source := "env " + name
 			rest := name[4:]
@@ -68,8 +60,23 @@ func (l *loader) matchEnv(rest string) (*entryInfo, string) {
 	return best, key
 }
 
+// dshVariables returns the `DSH_` entries (any case) of the environment,
+// as KEY=value.
+func (l *loader) dshVariables() []string {
+	var out []string
+	for _, kv := range l.opts.Environ {
+		if len(kv) > 4 && strings.EqualFold(kv[:4], "DSH_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 func (l *loader) loadEnv(k *koanf.Koanf) string {
 	var workspace string
+	if len(l.dshVariables()) == 0 {
+		return "" // no layer: skip koanf's merge of nothing
+	}
 	if err := k.Load(l.envLayer(&workspace), nil); err != nil {
 		l.issue("environment", "", err.Error())
 	}

@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/knadh/koanf/maps"
 	"github.com/knadh/koanf/parsers/json"
 	"github.com/knadh/koanf/parsers/toml/v2"
 	"github.com/knadh/koanf/parsers/yaml"
-	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
 )
 
@@ -23,14 +23,18 @@ import (
 // other layers are merged over it.
 
 // read loads the file (or the default) into a raw tree.
+//
+// The file's parser is called directly rather than through a koanf.Koanf:
+// loading into an empty Koanf and reading it back with Raw gives the same
+// tree (the parsed map with non-string keys spelled as strings, which
+// maps.IntfaceKeysToStrings does as koanf's merge would) but also flattens
+// it and deep-copies it through reflection, which was a tenth of `dshhost
+// call`'s own start-up work (docs/benchmarks.md). The layers are merged by
+// koanf in Load.
 func (l *loader) read() (map[string]any, error) {
-	k := koanf.New(".")
 	if l.opts.File == "" {
 		l.source = DefaultSource
-		if err := k.Load(rawbytes.Provider(defaultDeployment), yaml.Parser()); err != nil {
-			return nil, err
-		}
-		return k.Raw(), nil
+		return defaultTree(), nil
 	}
 	l.source = l.opts.File
 	var parser koanf.Parser
@@ -53,10 +57,15 @@ func (l *loader) read() (map[string]any, error) {
 		// byte into U+FFFD, silently naming another path.
 		return nil, errors.New("not valid UTF-8")
 	}
-	if err := k.Load(rawbytes.Provider(data), parser); err != nil {
+	raw, err := parser.Unmarshal(data)
+	if err != nil {
 		return nil, err
 	}
-	return k.Raw(), nil
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	maps.IntfaceKeysToStrings(raw)
+	return raw, nil
 }
 
 // maxFileSize bounds a deployment file: 16 MiB, far beyond any real one.
@@ -207,6 +216,7 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 		}
 		seen[strings.ToLower(e.id)] = path + ".id"
 		e.keys = configKeys(p.ConfigType())
+		e.fileKeys = len(cfg) > 0
 		l.entries = append(l.entries, e)
 		l.byID[e.id] = e
 		entries[e.id] = map[string]any{"disabled": disabled, "config": cfg}

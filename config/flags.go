@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/v2"
 )
 
@@ -48,7 +47,10 @@ func (l *loader) loadFlags(k *koanf.Koanf) {
 		l.origin[e.id+".disabled"] = "flag --disable " + id
 		layer[e.path("disabled")] = true
 	}
-	if err := k.Load(confmap.Provider(layer, "."), nil); err != nil {
+	if len(layer) == 0 {
+		return // merging nothing: skip koanf's copy of the empty layer
+	}
+	if err := k.Load(treeLayer(layer), nil); err != nil {
 		l.issue("flags", "", err.Error())
 	}
 }

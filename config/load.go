@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
-	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/maps"
 	"github.com/knadh/koanf/v2"
 
 	"github.com/dsh-go/dsh/host"
@@ -66,6 +66,9 @@ type entryInfo struct {
 	name   string
 	plugin *host.Plugin
 	keys   []string // the plugin's top-level config keys (json tags)
+	// fileKeys reports whether the file sets a config key of the entry (the
+	// env and flag layers record theirs in loader.origin).
+	fileKeys bool
 }
 
 // loader carries one Load: the entries, the issues found so far and where
@@ -113,7 +116,7 @@ func Load(opts Options) (*Deployment, error) {
 		return nil, &Error{Issues: l.issues}
 	}
 	k := koanf.New(".")
-	if err := k.Load(confmap.Provider(base, "."), nil); err != nil {
+	if err := k.Load(treeLayer(base), nil); err != nil {
 		return nil, &Error{Issues: []Issue{{Source: l.source, Problem: err.Error()}}}
 	}
 	envWorkspace := l.loadEnv(k)
@@ -145,8 +148,18 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		}
 		out.Disabled = b
 	}
-	l.absolutePaths(k, e, prefix+".config")
+	// With no key set in any layer, decoding would leave the defaults as they
+	// are and no path is relative: skipping both spares `dshhost call` the
+	// decoder's reflection (and koanf's copies) over every entry of the
+	// default deployment. CheckConfig still validates the defaults.
+	keys := l.hasConfigKeys(e)
+	if keys {
+		l.absolutePaths(k, e, prefix+".config")
+	}
 	cfg, err := decodeWith(e.plugin, func(dc *mapstructure.DecoderConfig) error {
+		if !keys {
+			return nil
+		}
 		return k.UnmarshalWithConf(prefix+".config", dc.Result, koanf.UnmarshalConf{Tag: "json", DecoderConfig: dc})
 	})
 	if err != nil {
@@ -156,6 +169,21 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 	out.Declared = cfg
 	out.Config = withWorkspace(cfg, workspace)
 	return out
+}
+
+// hasConfigKeys reports whether any layer sets a config key of e: the
+// file (entryInfo.fileKeys), or an env variable or --set flag (each recorded
+// in l.origin as "<id>.<key>"; "<id>.disabled" is not a config key).
+func (l *loader) hasConfigKeys(e *entryInfo) bool {
+	if e.fileKeys {
+		return true
+	}
+	for k := range l.origin {
+		if id, key, _ := strings.Cut(k, "."); id == e.id && key != "disabled" {
+			return true
+		}
+	}
+	return false
 }
 
 // configIssues reports a decoding or validation error of e's config, each
@@ -190,4 +218,23 @@ func (l *loader) originOf(id, key string) string {
 		}
 	}
 	return l.source
+}
+
+// treeLayer is a koanf.Provider of a tree that Load built and hands over:
+// it reads as confmap.Provider(tree, ".") does (non-string keys spelled as
+// strings, dotted keys unflattened) without confmap's reflective deep copy,
+// which guards a caller's map that Load never touches again (a third of
+// Load's work in `dshhost call`, docs/benchmarks.md).
+type treeLayer map[string]any
+
+// ReadBytes is not supported: the layer is a tree, not a file.
+func (t treeLayer) ReadBytes() ([]byte, error) {
+	return nil, errors.New("a tree layer has no bytes")
+}
+
+// Read returns the tree, keys as strings, dotted keys unflattened.
+func (t treeLayer) Read() (map[string]any, error) {
+	m := map[string]any(t)
+	maps.IntfaceKeysToStrings(m)
+	return maps.Unflatten(m, "."), nil
 }

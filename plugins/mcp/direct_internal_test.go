@@ -189,6 +189,11 @@ func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 		cancelled = s.roundTrip(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
 		timedOut = s.roundTrip(t, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
 		assert.Equal(t, map[bool]int64{false: 0, true: 2}[direct], taken(tr))
+		if direct {
+			// Each wait ran on the reader and outlived inlineGrace: the
+			// reading was handed over, or the cancellation was never read.
+			assert.Equal(t, int64(2), tr.direct.inlineHandovers.Load())
+		}
 		return cancelled, timedOut
 	}
 	sdkCancelled, sdkTimedOut := run(false)

@@ -14,7 +14,10 @@
 // [tools.Registry.Execute]: the registry, not the SDK, validates arguments,
 // so the model sees the contract's messages (contract §5); the result's
 // text becomes text content, its summary structured content, and a coded
-// failure's {name, code} goes in _meta.
+// failure's {name, code} goes in _meta. On stdio an ordinary tools/call is
+// answered without the SDK's request path, its result encoded once and
+// byte for byte as the SDK encodes it (direct.go; the SDK compacted a
+// read's text twice); every other request goes through the SDK.
 //
 // Every MCP session (the stdio connection, each HTTP session) is its own
 // tools.Session (its own read-before-edit state, contract §4); when it ends

@@ -94,9 +94,18 @@ type stdioConn struct {
 }
 
 // readLoop reads lines until the stream ends or the connection closes,
-// delivering messages and answering the lines that are not.
+// delivering messages and answering the lines that are not. A direct call
+// may run on this goroutine and hand the reading to another readLoop
+// (directCalls.runInline); ended is closed by the last one.
 func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
-	defer close(c.ended)
+	if c.readLines(r, limit) {
+		close(c.ended)
+	}
+}
+
+// readLines is readLoop's loop; it reports false when it handed the
+// reading over instead of reaching the end.
+func (c *stdioConn) readLines(r *bufio.Reader, limit int) (ended bool) {
 	for {
 		line, tooLong, err := readLine(r, limit)
 		switch {
@@ -108,11 +117,20 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 					continue
 				}
 				fresh := c.track(msg)
-				if c.direct != nil && c.direct.take(c, msg, fresh) {
-					continue
+				if c.direct != nil {
+					if job, taken := c.direct.take(c, msg, fresh); job != nil {
+						if r.Buffered() > 0 { // more input waits: run in parallel
+							c.direct.dispatch(job)
+						} else if !c.direct.runInline(job, func() { go c.readLoop(r, limit) }) {
+							return false
+						}
+						continue
+					} else if taken {
+						continue
+					}
 				}
 				if !c.deliver(stdioRead{msg: msg}) {
-					return
+					return true
 				}
 			} else {
 				c.reject(code, why)
@@ -123,7 +141,7 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 				err = io.EOF // a clean end of the client's stream
 			}
 			c.deliver(stdioRead{err: err})
-			return
+			return true
 		}
 	}
 }

@@ -106,6 +106,9 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 		chunks = func(yield func(string, error) bool) { yield(text, nil) }
 	}
 	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	if info.HasSize {
+		spec.SizeHint = info.Size
+	}
 	return scanWindow(chunks, spec, t.DisplayPath)
 }
 

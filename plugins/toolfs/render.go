@@ -94,11 +94,12 @@ func renderRead(v readValue, limit int) string {
 	b.WriteString("<path>")
 	b.WriteString(fsapi.Display(v.Path))
 	b.WriteString("</path>\n<type>file</type>\n<content>\n")
+	var number [24]byte
 	for i, l := range v.Lines {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(strconv.Itoa(l.Number))
+		b.Write(strconv.AppendInt(number[:0], int64(l.Number), 10))
 		b.WriteString(": ")
 		b.WriteString(l.Text)
 	}

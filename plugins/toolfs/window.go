@@ -45,6 +45,10 @@ type windowSpec struct {
 	// MaxBytes caps the UTF-8 bytes of the collected line texts, one byte per
 	// separating newline included (readMaxBytes).
 	MaxBytes int
+	// SizeHint, when positive, is the text's size in bytes: the collected
+	// text is then allocated once, at most MaxBytes (plus room for a few
+	// truncation suffixes), instead of growing line by line. 0 means unknown.
+	SizeHint int64
 }
 
 // firstLine returns s.Offset as a line number, clamped to math.MaxInt.
@@ -85,11 +89,17 @@ type lineScanner struct {
 	overflow  bool   // a character did not fit in kept: the line is longer than MaxLineLength
 	pend      [utf8.UTFMax]byte
 	npend     int // bytes of a character cut by a chunk boundary, waiting for the rest
+
+	whole   string // the line's text when it came whole from one chunk (isWhole)
+	isWhole bool
 }
 
 // newLineScanner returns a scanner for spec.
 func newLineScanner(spec windowSpec) *lineScanner {
 	s := &lineScanner{spec: spec, first: spec.firstLine(), lines: []line{}}
+	if spec.SizeHint > 0 && spec.firstLine() == 1 {
+		s.text = make([]byte, 0, min(spec.SizeHint, int64(spec.MaxBytes))+256)
+	}
 	s.selected = s.selects()
 	return s
 }
@@ -139,7 +149,14 @@ func (s *lineScanner) Write(chunk string) {
 		if i > 0 {
 			s.open = true
 		}
-		s.keep(chunk[:i], false)
+		if len(s.kept) == 0 && s.npend == 0 && !s.overflow && i <= s.spec.MaxLineLength && utf8.ValidString(chunk[:i]) {
+			// The whole line is in this chunk, valid and short enough that
+			// it cannot be truncated (a UTF-16 unit takes at least a byte):
+			// it is collected as it is, without going through kept.
+			s.whole, s.isWhole = strings.TrimSuffix(chunk[:i], "\r"), true
+		} else {
+			s.keep(chunk[:i], false)
+		}
 		s.endLine()
 		chunk = chunk[i+1:]
 	}
@@ -199,6 +216,7 @@ func (s *lineScanner) endLine() {
 	s.kept = s.kept[:0]
 	s.keptUnits, s.cut, s.npend = 0, 0, 0
 	s.overflow = false
+	s.whole, s.isWhole = "", false
 	s.selected = s.selects()
 }
 
@@ -225,6 +243,9 @@ func (s *lineScanner) collect() {
 // truncated to MaxLineLength units with the suffix of contract §6.7.4 when
 // longer. The cut never splits a character [D6].
 func (s *lineScanner) appendLineText(dst []byte) []byte {
+	if s.isWhole {
+		return append(dst, s.whole...)
+	}
 	m := s.spec.MaxLineLength
 	if !s.overflow {
 		kept, units := s.kept, s.keptUnits

@@ -188,13 +188,13 @@ func TestWindowByteCap(t *testing.T) {
 		total    int
 		outRange bool
 	}{
-		{"over the cap trips and stops collecting (E14)", windowSpec{1, 2000, 2000, 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
-		{"exactly at the cap is not over (E14)", windowSpec{1, 2000, 2000, 9}, "aaaa\nbbbb", []int{1, 2}, 2, false},
-		{"the limit is checked before the cap (E14)", windowSpec{1, 2, 2000, 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
-		{"a first line over the cap leaves the window empty (E15)", windowSpec{1, 2000, 2000, 3}, "aaaa\nb", nil, 2, false},
-		{"a first selected line over the cap past the offset (E15)", windowSpec{2, 2000, 2000, 3}, "a\nbbbb\nc", nil, 3, false},
-		{"the suffix counts toward the cap", windowSpec{1, 2000, 4, 40}, "abcdefgh\nabcdefgh\n", []int{1}, 2, false},
-		{"a later small line is not collected after the cap trips", windowSpec{1, 2000, 2000, 5}, "aaaa\nbbbbbbbb\nc\n", []int{1}, 3, false},
+		{"over the cap trips and stops collecting (E14)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
+		{"exactly at the cap is not over (E14)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb", []int{1, 2}, 2, false},
+		{"the limit is checked before the cap (E14)", windowSpec{Offset: 1, Limit: 2, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
+		{"a first line over the cap leaves the window empty (E15)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "aaaa\nb", nil, 2, false},
+		{"a first selected line over the cap past the offset (E15)", windowSpec{Offset: 2, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "a\nbbbb\nc", nil, 3, false},
+		{"the suffix counts toward the cap", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 4, MaxBytes: 40}, "abcdefgh\nabcdefgh\n", []int{1}, 2, false},
+		{"a later small line is not collected after the cap trips", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 5}, "aaaa\nbbbbbbbb\nc\n", []int{1}, 3, false},
 		{"the default caps stop at line 506 (E16)", defaultSpec(), strings.TrimSuffix(strings.Repeat(strings.Repeat("y", 100)+"\n", 2000), "\n"), seq(1, 506), 2000, false},
 	}
 	for _, tc := range tests {
@@ -356,6 +356,10 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	bytewise := splitAt(text, seq(1, len(text)-1))
 	again, _ := scanText(bytewise, spec)
 	require.Equal(t, want, again, "one byte per chunk")
+	hinted := spec
+	hinted.SizeHint = int64(len(text))
+	again, _ = scanText([]string{text}, hinted)
+	require.Equal(t, want, again, "with the size known")
 }
 
 func boolInt(b bool) int {

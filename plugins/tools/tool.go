@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Tool is one model-facing tool (contract §5.1).
@@ -64,49 +66,186 @@ type property struct {
 }
 
 // parseParams reads the declared properties in order. It fails when the
-// schema is not a JSON object or properties is malformed.
+// schema is not a JSON object (null reads as no properties) or properties
+// is malformed.
+//
+// Keys match as encoding/json matches a struct's fields (case-insensitively,
+// the last of duplicates winning), and "required" and each "type" decode
+// with encoding/json; the rest of a schema that json.Valid accepted is
+// walked by jsonWalk, not decoded. Decoding it (into structs, or as a token
+// stream) was a fifth of `dshhost call`'s own start-up work, for six small
+// schemas (docs/benchmarks.md); TestParseParamsReadsAsStructDecoding holds
+// it to what struct decoding reads.
 func parseParams(raw json.RawMessage) (paramSchema, error) {
 	var ps paramSchema
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return ps, nil
 	}
-	var top struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+	if !json.Valid(raw) {
+		var v any
+		return ps, fmt.Errorf("parameters schema: %w", json.Unmarshal(raw, &v))
 	}
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return ps, fmt.Errorf("parameters schema: %w", err)
+	w := &jsonWalk{b: raw}
+	if w.peek() == 'n' {
+		return ps, nil // null
 	}
-	ps.required = top.Required
-	if len(top.Properties) == 0 {
-		return ps, nil
+	if w.peek() != '{' {
+		return ps, errors.New("parameters schema: not a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(top.Properties))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ps, errors.New("parameters schema: properties must be an object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ps, fmt.Errorf("parameters schema: %w", err)
-		}
-		name, _ := tok.(string)
-		var def struct {
-			Type json.RawMessage `json:"type"`
-		}
-		if err := dec.Decode(&def); err != nil {
-			return ps, fmt.Errorf("parameters schema: property %q: %w", name, err)
-		}
-		p := property{name: name}
-		if len(def.Type) > 0 {
-			var one string
-			if json.Unmarshal(def.Type, &one) == nil {
-				p.types = []string{one}
-			} else if err := json.Unmarshal(def.Type, &p.types); err != nil {
-				return ps, fmt.Errorf("parameters schema: property %q: type must be a string or a list of strings", name)
+	var properties []byte
+	var err error
+	w.members(func(key string) {
+		v := w.value()
+		switch {
+		case strings.EqualFold(key, "properties"):
+			properties = v
+		case strings.EqualFold(key, "required"):
+			if e := json.Unmarshal(v, &ps.required); e != nil && err == nil {
+				err = fmt.Errorf("parameters schema: required: %w", e)
 			}
 		}
-		ps.props = append(ps.props, p)
+	})
+	if err != nil || properties == nil {
+		return ps, err
 	}
-	return ps, nil
+	w = &jsonWalk{b: properties}
+	if w.peek() != '{' {
+		return ps, errors.New("parameters schema: properties must be an object")
+	}
+	w.members(func(name string) {
+		if err != nil {
+			w.value()
+			return
+		}
+		p := property{name: name}
+		var typ []byte
+		switch w.peek() {
+		case 'n': // null: no constraint
+			w.value()
+		case '{':
+			w.members(func(key string) {
+				if v := w.value(); strings.EqualFold(key, "type") {
+					typ = v
+				}
+			})
+		default:
+			w.value()
+			err = fmt.Errorf("parameters schema: property %q: not a JSON object", name)
+			return
+		}
+		switch {
+		case typ == nil:
+		case typ[0] == '"':
+			p.types = []string{unquote(typ)}
+		case typ[0] == 'n':
+			p.types = []string{""} // null, as decoding it into a string reads it
+		case json.Unmarshal(typ, &p.types) != nil:
+			err = fmt.Errorf("parameters schema: property %q: type must be a string or a list of strings", name)
+			return
+		}
+		ps.props = append(ps.props, p)
+	})
+	return ps, err
+}
+
+// jsonWalk steps through a JSON text that json.Valid has accepted, without
+// decoding it: it only finds where values and object members are.
+type jsonWalk struct {
+	b []byte
+	i int
+}
+
+func (w *jsonWalk) space() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+		w.i++
+	}
+}
+
+// peek returns the first byte of the next value.
+func (w *jsonWalk) peek() byte {
+	w.space()
+	return w.b[w.i]
+}
+
+// value returns the raw text of the next value and steps past it.
+func (w *jsonWalk) value() []byte {
+	w.space()
+	start := w.i
+	switch w.b[w.i] {
+	case '"':
+		w.i = stringEnd(w.b, w.i)
+	case '{', '[':
+		for depth := 0; ; {
+			switch w.b[w.i] {
+			case '"':
+				w.i = stringEnd(w.b, w.i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				break
+			}
+		}
+	default: // a number, true, false or null
+		for w.i < len(w.b) && !strings.ContainsRune(" \t\r\n,}]", rune(w.b[w.i])) {
+			w.i++
+		}
+	}
+	return w.b[start:w.i]
+}
+
+// members steps through the object at the walk's position, calling visit
+// with each member's key (unquoted as encoding/json does); visit must step
+// past the member's value.
+func (w *jsonWalk) members(visit func(key string)) {
+	w.space()
+	w.i++ // {
+	for {
+		w.space()
+		switch w.b[w.i] {
+		case '}':
+			w.i++
+			return
+		case ',':
+			w.i++
+		}
+		key := w.value()
+		w.space()
+		w.i++ // :
+		visit(unquote(key))
+	}
+}
+
+// stringEnd returns the index just past the string whose opening quote is
+// at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// unquote returns the value of a JSON string literal: directly when it is
+// plain ASCII, else as encoding/json reads it (escapes, invalid UTF-8 as
+// U+FFFD).
+func unquote(lit []byte) string {
+	plain := true
+	for _, c := range lit {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(lit[1 : len(lit)-1])
+	}
+	var s string
+	_ = json.Unmarshal(lit, &s)
+	return s
 }
