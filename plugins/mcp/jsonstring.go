@@ -1,6 +1,9 @@
 package mcp
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // appendJSONString appends s as a JSON string exactly as encoding/json
 // marshals a Go string (HTML-safe): `"` and `\` escaped, \b \f \n \r \t by
@@ -13,38 +16,39 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plainWord(load64(s[i:i+8])) {
-			i += 8
+		if i+8 <= len(s) {
+			bad := specialBytes(load64(s[i : i+8]))
+			if bad == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(bad) >> 3 // the first special byte of the eight
+		}
+		b := s[i]
+		if b < utf8.RuneSelf {
+			i++
+			if jsonSafe[b] {
+				continue // a safe byte in the last few of s
+			}
+			dst = append(dst, s[start:i-1]...)
+			dst = appendEscaped(dst, b)
+			start = i
 			continue
 		}
-		// Something in the next eight bytes: look at them one by one.
-		for end := min(i+8, len(s)); i < end; {
-			b := s[i]
-			if b < utf8.RuneSelf {
-				i++
-				if jsonSafe[b] {
-					continue
-				}
-				dst = append(dst, s[start:i-1]...)
-				dst = appendEscaped(dst, b)
-				start = i
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-			case r == '\u2028' || r == '\u2029':
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			default:
-				i += size
-				continue
-			}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
 			i += size
-			start = i
+			continue
 		}
+		i += size
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
@@ -80,16 +84,17 @@ var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
 	return safe
 }()
 
-// plainWord reports whether the eight bytes of w are all jsonSafe ASCII
-// (no byte >= 0x80, < 0x20, or one of " \ < > &). A false answer may be
-// wrong (a borrow past a matching byte); the caller then looks at the bytes
-// one by one.
-func plainWord(w uint64) bool {
+// specialBytes returns a mask with the high bit set in each of the eight
+// bytes of w that is not jsonSafe ASCII (>= 0x80, < 0x20, or one of
+// " \\ < > &), little-endian. Only its lowest set bit is exact: a borrow past
+// a special byte may set bits above it, never below; the caller uses the
+// lowest one and looks again from there.
+func specialBytes(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs, lt, gt, amp := w^'"'*ones, w^'\\'*ones, w^'<'*ones, w^'>'*ones, w^'&'*ones
-	bad := w | (w-0x20*ones) & ^w |
+	bad := w | (w-0x20*ones)&^w |
 		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp
-	return bad&highs == 0
+	return bad & highs
 }
 
 // load64 returns the first eight bytes of s, little-endian (one load).

@@ -197,6 +197,9 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 // its raw id), once by the SDK's.
 func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	trimmed := bytes.TrimSpace(line)
+	if req, ok := decodeRequest(trimmed); ok {
+		return req, 0, ""
+	}
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}

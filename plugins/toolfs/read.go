@@ -105,7 +105,8 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 		}
 		chunks = func(yield func(string, error) bool) { yield(text, nil) }
 	}
-	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes}
+	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes,
+		StableChunks: info.HasSize && info.Size < ts.cfg.ReadStreamMinSize}
 	if info.HasSize {
 		spec.SizeHint = info.Size
 	}

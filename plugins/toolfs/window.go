@@ -48,7 +48,13 @@ type windowSpec struct {
 	// SizeHint, when positive, is the text's size in bytes: the collected
 	// text is then allocated once, at most MaxBytes (plus room for a few
 	// truncation suffixes), instead of growing line by line. 0 means unknown.
+	// It is not used with StableChunks.
 	SizeHint int64
+	// StableChunks says the chunks are ordinary strings that stay valid
+	// after the scan (not views of a mapping that is unmapped at its end):
+	// a line that comes whole in one chunk is then kept as a piece of it,
+	// without a copy. A read of a small file, one string, is.
+	StableChunks bool
 }
 
 // firstLine returns s.Offset as a line number, clamped to math.MaxInt.
@@ -73,9 +79,10 @@ type lineScanner struct {
 	spec  windowSpec
 	first int // spec.Offset as a line number
 
-	lines   []line // their Text is set by Close, from text
-	text    []byte // the collected lines' texts, back to back
-	ends    []int  // the end of each collected line's text in text
+	lines   []line // a line copied into text gets its Text at Close
+	text    []byte // the copied lines' texts, back to back
+	copied  []int  // the indexes in lines of the copied lines
+	ends    []int  // the end of each copied line's text in text
 	total   int    // lines seen so far
 	used    int    // bytes collected so far, separators included
 	tripped bool   // the byte cap tripped: nothing more is collected
@@ -97,7 +104,7 @@ type lineScanner struct {
 // newLineScanner returns a scanner for spec.
 func newLineScanner(spec windowSpec) *lineScanner {
 	s := &lineScanner{spec: spec, first: spec.firstLine(), lines: []line{}}
-	if spec.SizeHint > 0 && spec.firstLine() == 1 {
+	if spec.SizeHint > 0 && spec.firstLine() == 1 && !spec.StableChunks {
 		s.text = make([]byte, 0, min(spec.SizeHint, int64(spec.MaxBytes))+256)
 	}
 	s.selected = s.selects()
@@ -176,7 +183,7 @@ func (s *lineScanner) Close() (v readValue, inRange bool) {
 	inRange = s.tripped || s.first <= s.total || (s.total == 0 && s.first == 1)
 	all, start := string(s.text), 0 // one string for the window, not one per line
 	for i, end := range s.ends {
-		s.lines[i].Text = all[start:end]
+		s.lines[s.copied[i]].Text = all[start:end]
 		start = end
 	}
 	return readValue{Offset: s.first, Lines: s.lines, TotalLines: s.total}, inRange
@@ -223,6 +230,19 @@ func (s *lineScanner) endLine() {
 // collect appends the finished line unless its cost would take the
 // collected bytes over MaxBytes, which trips the cap instead.
 func (s *lineScanner) collect() {
+	if s.isWhole && s.spec.StableChunks {
+		cost := len(s.whole)
+		if len(s.lines) > 0 {
+			cost++ // the newline that joins it to the previous line
+		}
+		if s.used+cost > s.spec.MaxBytes {
+			s.tripped = true
+			return
+		}
+		s.used += cost
+		s.lines = append(s.lines, line{Number: s.total, Text: s.whole}) // a piece of the chunk: no copy
+		return
+	}
 	start := len(s.text)
 	s.text = s.appendLineText(s.text)
 	cost := len(s.text) - start
@@ -235,6 +255,7 @@ func (s *lineScanner) collect() {
 		return
 	}
 	s.used += cost
+	s.copied = append(s.copied, len(s.lines))
 	s.lines = append(s.lines, line{Number: s.total})
 	s.ends = append(s.ends, len(s.text))
 }

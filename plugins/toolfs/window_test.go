@@ -360,6 +360,12 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	hinted.SizeHint = int64(len(text))
 	again, _ = scanText([]string{text}, hinted)
 	require.Equal(t, want, again, "with the size known")
+	stable := spec
+	stable.StableChunks = true
+	again, _ = scanText([]string{text}, stable)
+	require.Equal(t, want, again, "pieces of one stable chunk")
+	again, _ = scanText(bytewise, stable)
+	require.Equal(t, want, again, "pieces of stable one-byte chunks")
 }
 
 func boolInt(b bool) int {
