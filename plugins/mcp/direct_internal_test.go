@@ -166,21 +166,29 @@ func TestPlainCallParams(t *testing.T) {
 	}
 }
 
+// registerWait registers the tool "wait", which signals started and
+// runs until its context ends.
+func registerWait(t *testing.T, st *stacktest.Stack) (started chan struct{}) {
+	t.Helper()
+	started = make(chan struct{}, 4)
+	_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
+		Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
+	})
+	require.NoError(t, err)
+	return started
+}
+
 // A cancelled call and a timed-out one answer alike on both paths: the
 // client's notifications/cancelled reaches a direct call's context.
 func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 	run := func(direct bool) (cancelled, timedOut string) {
 		st := stacktest.New(t, stacktest.Options{})
-		started := make(chan struct{}, 4)
-		_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
-			Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
-				started <- struct{}{}
-				<-ctx.Done()
-				return nil, ctx.Err()
-			},
-			Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
-		})
-		require.NoError(t, err)
+		started := registerWait(t, st)
 		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }, CallTimeout: 300 * time.Millisecond})
 		require.NoError(t, err)
 		s, tr := openStdio(t, srv, direct)
@@ -251,16 +259,7 @@ func TestDirectCallsDropDuplicateIDsAsTheSDK(t *testing.T) {
 	run := func(direct bool) []string {
 		st := stacktest.New(t, stacktest.Options{})
 		require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
-		started := make(chan struct{}, 4)
-		_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
-			Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
-				started <- struct{}{}
-				<-ctx.Done()
-				return nil, ctx.Err()
-			},
-			Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
-		})
-		require.NoError(t, err)
+		started := registerWait(t, st)
 		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
 		require.NoError(t, err)
 		s, _ := openStdio(t, srv, direct)
