@@ -7,7 +7,9 @@ package collation
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/text/collate"
@@ -74,11 +76,14 @@ func (c *keyCache) put(name string, key []byte) {
 // deterministic (contract §6.6.3 "Note (Go)"). Keys are computed once per
 // item. rank may be nil.
 func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
+	// The sort moves small records that point back at the items, and the
+	// items move once at the end: moving whole entries was most of a
+	// listing's sort (issue 10).
 	type keyed struct {
-		rank int
 		key  []byte
 		name string
-		item T
+		rank int
+		at   int // the item's index in items
 	}
 	ks := make([]keyed, len(items))
 	for i, it := range items {
@@ -87,26 +92,22 @@ func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
 		if rank != nil {
 			r = rank(it)
 		}
-		ks[i] = keyed{rank: r, key: Key(n), name: n, item: it}
+		ks[i] = keyed{key: Key(n), name: n, rank: r, at: i}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		if a.rank != b.rank {
-			return a.rank - b.rank
+			return cmp.Compare(a.rank, b.rank)
 		}
 		if c := bytes.Compare(a.key, b.key); c != 0 {
 			return c
 		}
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
+		return strings.Compare(a.name, b.name)
 	})
+	sorted := make([]T, len(items))
 	for i := range ks {
-		items[i] = ks[i].item
+		sorted[i] = items[ks[i].at]
 	}
+	copy(items, sorted)
 }
 
 // Sort sorts names in place by collation key, ties by raw bytes.

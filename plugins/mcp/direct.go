@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/dsh-go/dsh/internal/jsonstring"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -359,17 +360,24 @@ func appendResult(dst []byte, res tools.Result) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendJSONString(dst, b.Text)
+		dst = jsonstring.Append(dst, b.Text)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	if !res.IsError && res.Summary != nil {
-		m, err := json.Marshal(res.Summary)
-		if err != nil {
-			return nil, err
-		}
 		dst = append(dst, `,"structuredContent":`...)
-		dst = append(dst, m...)
+		if a, ok := res.Summary.(tools.JSONAppender); ok {
+			var err error
+			if dst, err = a.AppendJSON(dst); err != nil {
+				return nil, err
+			}
+		} else {
+			m, err := json.Marshal(res.Summary)
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, m...)
+		}
 	}
 	if res.IsError {
 		dst = append(dst, `,"isError":true`...)

@@ -1,6 +1,9 @@
 package toolfs
 
 import (
+	"strconv"
+
+	"github.com/dsh-go/dsh/internal/jsonstring"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -24,6 +27,35 @@ type listSummary struct {
 }
 
 const listSummarySchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"shown":{"type":"integer"},"total":{"type":"integer"},"entries":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"enum":["file","directory","other"]}},"required":["name","type"],"additionalProperties":false}}},"required":["path","offset","shown","total","entries"],"additionalProperties":false}`
+
+// AppendJSON appends the summary as json.Marshal encodes it
+// (tools.JSONAppender): summary_test.go holds the two equal.
+func (s listSummary) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"path":`...)
+	dst = jsonstring.Append(dst, s.Path)
+	dst = append(dst, `,"offset":`...)
+	dst = strconv.AppendInt(dst, int64(s.Offset), 10)
+	dst = append(dst, `,"shown":`...)
+	dst = strconv.AppendInt(dst, int64(s.Shown), 10)
+	dst = append(dst, `,"total":`...)
+	dst = strconv.AppendInt(dst, int64(s.Total), 10)
+	dst = append(dst, `,"entries":`...)
+	if s.Entries == nil {
+		return append(dst, "null}"...), nil
+	}
+	dst = append(dst, '[')
+	for i, e := range s.Entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = jsonstring.Append(dst, e.Name)
+		dst = append(dst, `,"type":`...)
+		dst = jsonstring.Append(dst, string(e.Type))
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...), nil
+}
 
 func summarizeList(_ tools.Args, v any) any {
 	p := v.(listPage)

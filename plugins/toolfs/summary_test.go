@@ -77,3 +77,23 @@ func TestEveryToolAdvertisesItsSummary(t *testing.T) {
 		})
 	}
 }
+
+// A list summary appends itself exactly as json.Marshal encodes it.
+func TestListSummaryAppendsAsMarshal(t *testing.T) {
+	names := []string{"plain.txt", `q"uote`, `back\slash`, "<a&b>", "line\u2028sep", "bad\xffname", "tab\tnl\n", "é日本🙂", ""}
+	var entries []listEntry
+	for i, n := range names {
+		entries = append(entries, listEntry{Name: n, Type: []fsapi.EntryType{fsapi.TypeFile, fsapi.TypeDirectory, "other"}[i%3], raw: "x"})
+	}
+	for _, s := range []listSummary{
+		{Path: "/w/<dir>", Offset: 1, Shown: len(entries), Total: 900, Entries: entries},
+		{Path: "rel", Offset: 3, Shown: 0, Total: 2, Entries: []listEntry{}},
+		{Path: "", Offset: -1, Entries: nil},
+	} {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		got, err := s.AppendJSON([]byte("prefix"))
+		require.NoError(t, err)
+		assert.Equal(t, "prefix"+string(want), string(got))
+	}
+}

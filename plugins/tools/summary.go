@@ -21,3 +21,14 @@ package tools
 // SummarySchema: every tool's tests should marshal real summaries and
 // validate them against it.
 type Summarizer func(args Args, value any) any
+
+// JSONAppender may be implemented by a summary that encodes itself:
+// AppendJSON appends to dst exactly the bytes json.Marshal returns for the
+// summary (compact, HTML-safe, fields in declaration order) and returns the
+// extended slice. The MCP plugin then encodes the summary with it, sparing
+// the reflection of json.Marshal (a list's 200 entries were 7% of a warm
+// list's CPU, issue 10); its tests hold every appender to json.Marshal's
+// output.
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}

@@ -1,4 +1,4 @@
-package mcp
+package jsonstring
 
 import (
 	"encoding/json"
@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// appendJSONString writes what json.Marshal writes for every string:
+// Append writes what json.Marshal writes for every string:
 // controls, HTML characters, quotes, U+2028/2029, invalid UTF-8 and
 // multi-byte text, at every alignment of the eight-byte skip.
-func TestAppendJSONStringEqualsMarshal(t *testing.T) {
+func TestAppendEqualsMarshal(t *testing.T) {
 	var cases []string
 	for b := range 256 {
 		cases = append(cases, string([]byte{byte(b)}))
@@ -26,23 +26,23 @@ func TestAppendJSONStringEqualsMarshal(t *testing.T) {
 	for _, s := range cases {
 		want, err := json.Marshal(s)
 		assert.NoError(t, err)
-		assert.Equal(t, string(want), string(appendJSONString(nil, s)), "%q", s)
+		assert.Equal(t, string(want), string(Append(nil, s)), "%q", s)
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppend(f *testing.F) {
 	for _, s := range []string{"", "abc\n", "<\u2028>\xff", "日本\t\"\\"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
+		if got := Append(nil, s); string(got) != string(want) {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	})
 }
 
-func BenchmarkAppendJSONString(b *testing.B) {
+func BenchmarkAppend(b *testing.B) {
 	var text strings.Builder
 	for i := range 2000 {
 		text.WriteString(strings.Repeat("x", 20) + ": line " + string(rune('a'+i%26)) + "\n")
@@ -52,7 +52,7 @@ func BenchmarkAppendJSONString(b *testing.B) {
 		b.SetBytes(int64(len(s)))
 		var buf []byte
 		for b.Loop() {
-			buf = appendJSONString(buf[:0], s)
+			buf = Append(buf[:0], s)
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {

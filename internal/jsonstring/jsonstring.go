@@ -1,18 +1,21 @@
-package mcp
+// Package jsonstring writes Go strings as JSON strings, byte for byte as
+// encoding/json does, faster: a tool result's text is most of the bytes an
+// MCP server sends (issue 10).
+package jsonstring
 
 import (
 	"math/bits"
 	"unicode/utf8"
 )
 
-// appendJSONString appends s as a JSON string exactly as encoding/json
+// Append appends s as a JSON string exactly as encoding/json
 // marshals a Go string (HTML-safe): `"` and `\` escaped, \b \f \n \r \t by
 // name, the other control characters and < > & as \u00XX (lower-case hex),
 // U+2028 and U+2029 as \u2028 and \u2029, and each byte of invalid UTF-8 as
 // \ufffd. A result's text is most of a response's bytes (a warm read's
 // 60 KB): runs of plain ASCII are skipped eight bytes at a time instead of
 // one (jsonstring_test.go compares every output with json.Marshal's).
-func appendJSONString(dst []byte, s string) []byte {
+func Append(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
