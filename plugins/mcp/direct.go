@@ -42,8 +42,8 @@ type directCalls struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	running map[jsonrpc.ID]context.CancelFunc
-	taken   atomic.Int64 // calls served so far
+	running map[jsonrpc.ID]*directCall // the direct calls not yet answered
+	taken   atomic.Int64               // calls served so far
 
 	jobs chan *directJob // to an idle worker (unbuffered: taken only by one waiting)
 	idle atomic.Int32    // workers waiting on jobs
@@ -53,7 +53,12 @@ type directCalls struct {
 
 func newDirectCalls(srv *Server) *directCalls {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]context.CancelFunc{}, jobs: make(chan *directJob)}
+	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]*directCall{}, jobs: make(chan *directJob)}
+}
+
+// directCall is one direct call until it is answered.
+type directCall struct {
+	cancel context.CancelFunc
 }
 
 // methodCallTool and notificationCancelled are the MCP methods a direct
@@ -64,16 +69,25 @@ const (
 )
 
 // take is given every message the connection read (already counted as
-// unanswered) and reports whether it took it; what it did not take goes to
-// the SDK.
+// unanswered; fresh is false when its id was already unanswered) and
+// reports whether it took it; what it did not take goes to the SDK.
+//
+// A request whose id is that of an unanswered call is dropped without an
+// answer, as the SDK's jsonrpc2 drops it ("request ID already in use"):
+// take drops those of direct calls, and leaves the others, whose id the SDK
+// knows, to the SDK.
 //
 // A call it takes comes back as job (a cancellation it takes has none):
 // the reader runs it on its own goroutine when no other input waits
 // (runInline), else hands it to a worker (dispatch).
-func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message) (job *directJob, taken bool) {
+func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message, fresh bool) (job *directJob, taken bool) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		return nil, false
+	}
+	if req.IsCall() && d.unanswered(req.ID) {
+		d.srv.opts.Logger.Warn("dropped a request whose id is that of a call in flight", "method", req.Method, "id", req.ID.Raw())
+		return nil, true
 	}
 	switch {
 	case req.Method == notificationCancelled && !req.IsCall():
@@ -86,23 +100,19 @@ func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message) (job *directJob, t
 		return nil, false
 	}
 	name, args, ok := plainCallParams(req.Params)
-	if !ok || !d.srv.lists(name) {
+	if !fresh || !ok || !d.srv.lists(name) {
 		return nil, false
 	}
 	if d.srv.opts.NeedRoots != nil && d.srv.opts.NeedRoots() {
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
+	call := &directCall{cancel: cancel}
 	d.mu.Lock()
-	if _, dup := d.running[req.ID]; dup {
-		d.mu.Unlock()
-		cancel()
-		return nil, false // the SDK answers a duplicate id as it would
-	}
-	d.running[req.ID] = cancel
+	d.running[req.ID] = call
 	d.mu.Unlock()
 	d.taken.Add(1)
-	return &directJob{ctx: ctx, c: c, ss: ss, id: req.ID, name: name, args: args}, true
+	return &directJob{ctx: ctx, call: call, c: c, ss: ss, id: req.ID, name: name, args: args}, true
 }
 
 // dispatch hands job to an idle worker, or to a new one.
@@ -144,6 +154,7 @@ func (d *directCalls) runInline(job *directJob, takeOver func()) (readOn bool) {
 // directJob is one direct call.
 type directJob struct {
 	ctx  context.Context
+	call *directCall
 	c    *stdioConn
 	ss   *mcp.ServerSession
 	id   jsonrpc.ID
@@ -179,16 +190,13 @@ func (d *directCalls) work(job *directJob) {
 // serve runs one direct call and writes its answer.
 func (d *directCalls) serve(job *directJob) {
 	ctx, c, ss, id, name, args := job.ctx, job.c, job.ss, job.id, job.name, job.args
-	defer func() {
-		d.mu.Lock()
-		cancel := d.running[id]
-		delete(d.running, id)
-		d.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
-	}()
+	defer job.call.cancel()
+	defer d.answered(id, job.call)
 	d.srv.executeThen(ctx, name, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}, func(res tools.Result, ask *mcp.CallToolResult) {
+		// The id is free once answered, as the SDK frees its own
+		// before writing: the client may reuse it at once, while the
+		// tool may still run (the call timed out).
+		d.answered(id, job.call)
 		if ask != nil {
 			// Unreachable under take's conditions (no roots wanted, no
 			// multi round-trip client); answered rather than dropped.
@@ -208,6 +216,24 @@ func (d *directCalls) serve(job *directJob) {
 			framePool.Put(buf)
 		}
 	})
+}
+
+// unanswered reports whether id is that of a direct call not yet answered.
+func (d *directCalls) unanswered(id jsonrpc.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.running[id]
+	return ok
+}
+
+// answered forgets call, the direct call of id, unless a later call took
+// the id already.
+func (d *directCalls) answered(id jsonrpc.ID, call *directCall) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.running[id] == call {
+		delete(d.running, id)
+	}
 }
 
 // answerError answers request id with a JSON-RPC internal error.
@@ -256,10 +282,10 @@ func (d *directCalls) cancelCall(params json.RawMessage) bool {
 		return false
 	}
 	d.mu.Lock()
-	cancel, ok := d.running[id]
+	call, ok := d.running[id]
 	d.mu.Unlock()
 	if ok {
-		cancel()
+		call.cancel()
 	}
 	return ok
 }

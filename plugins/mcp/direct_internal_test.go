@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,12 @@ func (s *stdioLines) send(t *testing.T, line string) {
 func (s *stdioLines) roundTrip(t *testing.T, line string) string {
 	t.Helper()
 	s.send(t, line)
+	return s.next(t)
+}
+
+// next returns the next line read, within 10 s.
+func (s *stdioLines) next(t *testing.T) string {
+	t.Helper()
 	got := make(chan string, 1)
 	go func() {
 		l, _ := s.out.ReadString('\n')
@@ -66,7 +73,7 @@ func (s *stdioLines) roundTrip(t *testing.T, line string) string {
 	case l := <-got:
 		return l
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no answer to %s", line)
+		t.Fatal("no line within 10 s")
 		return ""
 	}
 }
@@ -159,21 +166,29 @@ func TestPlainCallParams(t *testing.T) {
 	}
 }
 
+// registerWait registers the tool "wait", which signals started and
+// runs until its context ends.
+func registerWait(t *testing.T, st *stacktest.Stack) (started chan struct{}) {
+	t.Helper()
+	started = make(chan struct{}, 4)
+	_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
+		Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
+	})
+	require.NoError(t, err)
+	return started
+}
+
 // A cancelled call and a timed-out one answer alike on both paths: the
 // client's notifications/cancelled reaches a direct call's context.
 func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 	run := func(direct bool) (cancelled, timedOut string) {
 		st := stacktest.New(t, stacktest.Options{})
-		started := make(chan struct{}, 4)
-		_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "wait", Parameters: json.RawMessage(`{"type":"object"}`),
-			Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
-				started <- struct{}{}
-				<-ctx.Done()
-				return nil, ctx.Err()
-			},
-			Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
-		})
-		require.NoError(t, err)
+		started := registerWait(t, st)
 		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }, CallTimeout: 300 * time.Millisecond})
 		require.NoError(t, err)
 		s, tr := openStdio(t, srv, direct)
@@ -233,4 +248,73 @@ func TestDirectCallsInFlightAreEachAnsweredOnce(t *testing.T) {
 	assert.Len(t, seen, calls)
 	assert.Equal(t, int64(calls), taken(tr))
 	assert.LessOrEqual(t, tr.direct.idle.Load(), int32(maxIdleWorkers))
+}
+
+// A request whose id is that of a call still in flight is dropped without
+// an answer on both paths (the SDK's jsonrpc2: "request ID already in
+// use"), whichever path serves the call in flight: a trial found the
+// direct path answering such a request, and a plain call reusing the id of
+// a call the SDK serves.
+func TestDirectCallsDropDuplicateIDsAsTheSDK(t *testing.T) {
+	run := func(direct bool) []string {
+		st := stacktest.New(t, stacktest.Options{})
+		require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
+		started := registerWait(t, st)
+		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
+		require.NoError(t, err)
+		s, _ := openStdio(t, srv, direct)
+		var lines []string
+		for _, first := range []string{
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","arguments":{}}}`,       // direct
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","arguments":{},"x":1}}`, // the SDK's
+		} {
+			s.send(t, first)
+			<-started
+			s.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`)
+			s.send(t, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+			s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+			// Everything answered before the ping that follows.
+			// Every line up to the wait's aborted answer, then a ping's:
+			// nothing else was answered.
+			for line := ""; !strings.Contains(line, `"isError":true`); {
+				line = s.next(t)
+				lines = append(lines, line)
+			}
+			lines = append(lines, s.roundTrip(t, `{"jsonrpc":"2.0","id":9,"method":"ping"}`))
+		}
+		return lines
+	}
+	sdk := run(false)
+	assert.Equal(t, sdk, run(true))
+	assert.Len(t, sdk, 4, "each wait's aborted answer, then the ping: %q", sdk)
+}
+
+// A client that stops reading for longer than the call timeout still gets
+// every call's own result on both paths: an answer blocked on the output
+// holds no call slot (a trial saw a direct call's blocked write keep its
+// slot, and the calls queued behind it answer "tool call timed out").
+func TestDirectCallsBlockedOutputHoldsNoSlot(t *testing.T) {
+	run := func(direct bool) []string {
+		st := stacktest.New(t, stacktest.Options{})
+		require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
+		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W },
+			MaxInFlight: 1, CallTimeout: 300 * time.Millisecond})
+		require.NoError(t, err)
+		s, _ := openStdio(t, srv, direct)
+		for i := range 3 {
+			s.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`)
+		}
+		time.Sleep(time.Second) // the client reads nothing meanwhile
+		var answers []string
+		for range 3 {
+			answers = append(answers, strings.ReplaceAll(s.next(t), st.W, "W"))
+		}
+		slices.Sort(answers)
+		return answers
+	}
+	sdk := run(false)
+	assert.Equal(t, sdk, run(true))
+	for _, a := range sdk {
+		assert.Contains(t, a, "1: a", "each call's own result")
+	}
 }

@@ -81,7 +81,10 @@ const abortGrace = time.Second
 // abortGrace. runThen returns once body has returned (or at once when body
 // never ran); the answer may come before that, from another goroutine.
 // The call counts as running until it is answered; body keeps its slot
-// until it returns. A stdio direct call answers from here without a
+// until it returns, and no longer: answer may block on a client that does
+// not read, and the calls queued for a slot must not wait for it (they
+// would time out where the SDK's path, whose answer only hands the result
+// over, runs them). A stdio direct call answers from here without a
 // goroutine of its own (a thread hand-off per call, ~13% of a warm list's
 // CPU); [callLimits.run] waits for the answer instead.
 func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context) tools.Result, answer func(tools.Result)) {
@@ -108,7 +111,14 @@ func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context)
 		give(body(ctx)) // the registry answers: aborted before dispatch
 		return
 	}
-	defer func() { <-l.slots }()
+	held := true
+	release := func() {
+		if held {
+			held = false
+			<-l.slots
+		}
+	}
+	defer release()
 	stop := context.AfterFunc(ctx, func() {
 		if context.Cause(ctx) == errCallTimeout {
 			give(timedOut(l.timeout))
@@ -118,6 +128,7 @@ func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context)
 	})
 	res := body(ctx) // the registry recovers a body's panic
 	stop()
+	release()
 	if res.IsError && context.Cause(ctx) == errCallTimeout {
 		res = timedOut(l.timeout)
 	}

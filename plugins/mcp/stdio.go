@@ -116,9 +116,9 @@ func (c *stdioConn) readLines(r *bufio.Reader, limit int) (ended bool) {
 				if c.reinitialize(msg) {
 					continue
 				}
-				c.track(msg)
+				fresh := c.track(msg)
 				if c.direct != nil {
-					if job, taken := c.direct.take(c, msg); job != nil {
+					if job, taken := c.direct.take(c, msg, fresh); job != nil {
 						if r.Buffered() > 0 { // more input waits: run in parallel
 							c.direct.dispatch(job)
 						} else if !c.direct.runInline(job, func() { go c.readLoop(r, limit) }) {
@@ -270,17 +270,20 @@ func (c *stdioConn) reinitialize(msg jsonrpc.Message) bool {
 	return true
 }
 
-// track records a request that needs an answer.
-func (c *stdioConn) track(msg jsonrpc.Message) {
+// track records a request that needs an answer; it reports false when
+// msg is one whose id is unanswered already (the SDK drops it).
+func (c *stdioConn) track(msg jsonrpc.Message) (fresh bool) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
-		return
+		return true
 	}
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
-	if _, dup := c.pending[req.ID]; !dup {
-		c.pending[req.ID] = c.requests != nil && c.requests.begin()
+	if _, dup := c.pending[req.ID]; dup {
+		return false
 	}
+	c.pending[req.ID] = c.requests != nil && c.requests.begin()
+	return true
 }
 
 // answer forgets the request msg answers, if any.
