@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Disposer undoes one registration. It is idempotent: the first call runs
@@ -44,27 +45,24 @@ func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) erro
 	if h.disposeTimeout <= 0 {
 		return Protect(site, func() error { return fn(ctx) })
 	}
-	// One timer serves both the disposer's ctx and the wait: dctx ends at
-	// the dispose timeout or when ctx ends, whichever is first, and ctx's
-	// own state tells the two apart. (A second timer per disposer cost a
-	// wake-up of the runtime's poller each; docs/benchmarks.md.)
 	dctx, cancel := context.WithTimeout(ctx, h.disposeTimeout)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- Protect(site, func() error { return fn(dctx) }) }()
+	timer := time.NewTimer(h.disposeTimeout)
+	defer timer.Stop()
 	select {
 	case err := <-done:
 		return err
-	case <-dctx.Done():
+	case <-timer.C:
+		return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
+	case <-ctx.Done():
 		select {
 		case err := <-done:
 			return err
 		default:
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("disposer %q cut off: %w", label, err)
-		}
-		return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
+		return fmt.Errorf("disposer %q cut off: %w", label, ctx.Err())
 	}
 }
 
