@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/textstream"
@@ -110,6 +111,7 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 		if err != nil {
 			return readValue{}, err
 		}
+		s.reserveLines(strings.Count(text, "\n") + 1)
 		s.Write(text)
 	}
 	return s.window(t.DisplayPath)

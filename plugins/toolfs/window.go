@@ -101,6 +101,15 @@ type lineScanner struct {
 	isWhole bool
 }
 
+// reserveLines makes room for the lines the window will collect of a text
+// of about n lines, before any is collected, so that a window of 2,000
+// lines is not grown (and zeroed) ten times over.
+func (s *lineScanner) reserveLines(n int) {
+	if want := min(n-s.first+1, s.spec.Limit); len(s.lines) == 0 && want > cap(s.lines) {
+		s.lines = make([]line, 0, want)
+	}
+}
+
 // newLineScanner returns a scanner for spec.
 func newLineScanner(spec windowSpec) *lineScanner {
 	s := &lineScanner{spec: spec, first: spec.firstLine(), lines: []line{}}

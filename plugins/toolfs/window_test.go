@@ -364,6 +364,11 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	stable.StableChunks = true
 	again, _ = scanText([]string{text}, stable)
 	require.Equal(t, want, again, "pieces of one stable chunk")
+	reserved := newLineScanner(stable)
+	reserved.reserveLines(strings.Count(text, "\n") + 1)
+	reserved.Write(text)
+	again, _ = reserved.Close()
+	require.Equal(t, want, again, "with room reserved for the lines")
 	again, _ = scanText(bytewise, stable)
 	require.Equal(t, want, again, "pieces of stable one-byte chunks")
 	for _, parts := range [][]string{bytewise, splitAt(text, randomCuts(r, text, 6))} {
