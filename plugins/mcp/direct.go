@@ -19,16 +19,17 @@ import (
 // the SDK's request path (issue 10: the go-sdk encodes a result, then
 // compacts the text content's JSON and the whole result's again, half of a
 // warm read's CPU). A direct call runs exactly what the SDK's handler runs
-// ([Server.execute]: the session, its calls, the limits, the registry) and
-// its result is encoded once, as the SDK would encode it (the same fields,
-// in the same order, byte for byte; direct_test.go compares the two).
+// (Server.executeThen: the session, its calls, the limits, the registry)
+// and its result is encoded once, as the SDK would encode it (the same
+// fields, in the same order, byte for byte; direct_internal_test.go
+// compares the two).
 //
 // It takes a request only when nothing but the call itself is at stake,
 // and leaves the rest to the SDK:
 //   - the session is initialised on a protocol before the multi round-trip
 //     one (2026-07-28), whose results carry input requests and a resultType;
-//   - the params hold only name, arguments and _meta, and _meta holds no
-//     per-request protocol field (`io.modelcontextprotocol/...`);
+//   - the params hold only name, arguments and _meta, and _meta is an
+//     object without per-request protocol fields (`io.modelcontextprotocol/...`);
 //   - the tool is one the SDK lists (else the SDK's "unknown tool" error);
 //   - the workspace does not wait for the client's roots.
 //
