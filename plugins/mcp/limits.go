@@ -86,7 +86,7 @@ const abortGrace = time.Second
 // would time out where the SDK's path, whose answer only hands the result
 // over, runs them). A stdio direct call answers from here without a
 // goroutine of its own (a thread hand-off per call, ~13% of a warm list's
-// CPU); [callLimits.run] waits for the answer instead.
+// CPU); Server.execute runs it on a goroutine and waits for the answer.
 func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context) tools.Result, answer func(tools.Result)) {
 	c.running.add() // the transports stop accepting; a call they accepted runs
 	var once sync.Once
@@ -133,15 +133,6 @@ func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context)
 		res = timedOut(l.timeout)
 	}
 	give(res)
-}
-
-// run is runThen for a caller that must return the answer (the SDK's
-// handler): body runs on a goroutine of its own, and run returns with the
-// answer, possibly before body returns.
-func (c *callLimits) run(ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
-	answered := make(chan tools.Result, 1)
-	go c.runThen(ctx, body, func(res tools.Result) { answered <- res })
-	return <-answered
 }
 
 // timedOut is the result of a call that ran out of time d.

@@ -29,7 +29,7 @@ func TestAWaitingCallCancelledIsAbortedBeforeDispatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan tools.Result, 1)
 	go func() {
-		done <- l.run(ctx, func(ctx context.Context) tools.Result { return reg.Execute(ctx, "t", nil, nil) })
+		done <- runAnswered(l, ctx, func(ctx context.Context) tools.Result { return reg.Execute(ctx, "t", nil, nil) })
 	}()
 	cancel()
 	res := <-done
@@ -38,7 +38,7 @@ func TestAWaitingCallCancelledIsAbortedBeforeDispatch(t *testing.T) {
 	assert.Zero(t, ran)
 
 	<-l.limit.Load().slots
-	res = l.run(t.Context(), func(ctx context.Context) tools.Result { return reg.Execute(ctx, "t", nil, nil) })
+	res = runAnswered(l, t.Context(), func(ctx context.Context) tools.Result { return reg.Execute(ctx, "t", nil, nil) })
 	assert.False(t, res.IsError)
 	assert.Equal(t, 1, ran)
 	assert.Empty(t, l.limit.Load().slots, "the slot is given back")
@@ -48,4 +48,12 @@ func TestCallLimitsDefaults(t *testing.T) {
 	l := newCallLimits(0, 0)
 	assert.Equal(t, DefaultMaxInFlight, cap(l.limit.Load().slots))
 	assert.Equal(t, DefaultCallTimeout, l.limit.Load().timeout)
+}
+
+// runAnswered runs body under l on a goroutine of its own and returns the
+// answer runThen gives, as Server.execute waits for it.
+func runAnswered(l *callLimits, ctx context.Context, body func(ctx context.Context) tools.Result) tools.Result {
+	answered := make(chan tools.Result, 1)
+	go l.runThen(ctx, body, func(res tools.Result) { answered <- res })
+	return <-answered
 }

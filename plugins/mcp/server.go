@@ -183,7 +183,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 // execute runs one tools/call and returns its answer: res, or ask when the
 // call needs the client's input first (its roots, or the user's answer to
 // a multi round-trip client's approval question), which the SDK sends.
-// The call itself runs on a goroutine of its own (callLimits.run), so that
+// The call itself runs on a goroutine of its own (executeThen), so that
 // execute returns at the call timeout whatever the tool does.
 func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequest) (res tools.Result, ask *mcp.CallToolResult) {
 	answered := make(chan struct{})
