@@ -193,8 +193,9 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 //     a string nor an integer (`1.5`, `null`, `{}`), or a shape the SDK
 //     refuses.
 //
-// The line is scanned twice: once by the standard decoder (one value, and
-// its raw id), once by the SDK's.
+// An ordinary request is decoded in one pass (decodeRequest, decode.go);
+// any other line is scanned twice: once by the standard decoder (one
+// value, and its raw id), once by the SDK's.
 func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	trimmed := bytes.TrimSpace(line)
 	if req, ok := decodeRequest(trimmed); ok {
