@@ -17,6 +17,13 @@ type effect struct {
 	label string
 	fn    Disposer
 	once  sync.Once
+	// inline marks a host-owned teardown that runs no plugin code outside
+	// a timeout of its own: a listener's removal (a lock and a list swap)
+	// and a child instance's disposal (each of whose disposers has its own
+	// timeout). It runs on the calling goroutine, without the goroutine and
+	// the two timers of callDisposer's cut-off, which were most of a
+	// one-shot `dshhost call`'s teardown (docs/benchmarks.md).
+	inline bool
 }
 
 // run tears the effect down once: with panic containment and, when the host
@@ -25,6 +32,10 @@ func (e *effect) run(ctx context.Context) error {
 	var err error
 	e.once.Do(func() {
 		e.s.h.effectCount.Add(-1)
+		if e.inline {
+			err = Protect(fmt.Sprintf("disposer %q", e.label), func() error { return e.fn(ctx) })
+			return
+		}
 		err = e.s.h.callDisposer(ctx, e.label, e.fn)
 	})
 	return err

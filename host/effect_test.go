@@ -203,6 +203,57 @@ func TestASlowDisposerIsCutOffAtTheTimeout(t *testing.T) {
 	})
 }
 
+// host §3.6, §6 item 7: a child plugin's disposal is a step of its parent's
+// teardown, and each of the child's disposers has its own timeout, so a
+// child whose teardown takes longer than one timeout in all (two disposers
+// of 70 ms under a 100 ms timeout) is torn down to the end before its
+// parent's earlier effects run: they never overlap.
+func TestAChildsTeardownEndsBeforeItsParentMovesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHost(t, host.WithDisposeTimeout(100*time.Millisecond))
+		var j journal
+		start := time.Now()
+		sleeper := func(name string) host.Disposer {
+			return func(context.Context) error {
+				time.Sleep(70 * time.Millisecond)
+				j.add("%s returned at %s", name, time.Since(start))
+				return nil
+			}
+		}
+		child := define("child", func(_ context.Context, s *host.Scope) error {
+			if _, err := s.Effect("child 1", sleeper("child 1")); err != nil {
+				return err
+			}
+			_, err := s.Effect("child 2", sleeper("child 2"))
+			return err
+		})
+		parent := mount(t, h, define("parent", func(ctx context.Context, s *host.Scope) error {
+			if _, err := s.Effect("parent first", func(context.Context) error {
+				j.add("parent first ran at %s", time.Since(start))
+				return nil
+			}); err != nil {
+				return err
+			}
+			if _, err := s.Plugin(ctx, child, nil); err != nil {
+				return err
+			}
+			_, err := s.Effect("parent stuck", func(context.Context) error {
+				time.Sleep(time.Hour) // ignores its ctx: left running
+				return nil
+			})
+			return err
+		}), nil)
+		err := parent.Dispose(t.Context())
+		assert.EqualError(t, err, "disposer \"parent stuck\" timed out after 100ms")
+		assert.Equal(t, []string{
+			"child 2 returned at 170ms",
+			"child 1 returned at 240ms",
+			"parent first ran at 240ms",
+		}, j.list())
+		time.Sleep(time.Hour)
+	})
+}
+
 // host §2.2: a disposer's ctx carries the shutdown deadline.
 func TestDisposersSeeTheShutdownDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
