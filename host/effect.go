@@ -126,7 +126,7 @@ func (s *Scope) close(ctx context.Context) error {
 	var errs []error
 	for i := len(effs) - 1; i >= 0; i-- {
 		if err := effs[i].run(ctx); err != nil {
-			s.log.Error("disposer failed", "effect", effs[i].label, "err", err)
+			s.Logger().Error("disposer failed", "effect", effs[i].label, "err", err)
 			errs = append(errs, err)
 		}
 	}

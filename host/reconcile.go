@@ -38,7 +38,7 @@ func (h *Host) fail(inst *Instance, err error) {
 	h.setStateLocked(inst, StateFailed)
 	h.mu.Unlock()
 	h.flushStatus()
-	inst.parent.log.Error("plugin failed", "instance", inst.id, "err", err)
+	inst.parent.Logger().Error("plugin failed", "instance", inst.id, "err", err)
 }
 
 // missingLocked lists inst's injected services that are absent or whose
@@ -125,7 +125,7 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 			h.setStateLocked(inst, StateFailed)
 			h.mu.Unlock()
 			h.flushStatus()
-			scope.log.Error("plugin failed", "err", err)
+			scope.Logger().Error("plugin failed", "err", err)
 			return
 		}
 		// Stale (an update or a dependency change came in during apply) or

@@ -20,7 +20,10 @@ type Scope struct {
 	inst   *Instance
 	ctx    context.Context
 	cancel context.CancelFunc
-	log    *slog.Logger
+	// log is made on first use (Logger): tagging a logger formats its
+	// attributes at once, and most activations never log.
+	log     *slog.Logger
+	logOnce sync.Once
 
 	mu       sync.Mutex
 	closed   bool
@@ -35,7 +38,6 @@ func newScope(h *Host, inst *Instance) *Scope {
 		inst:   inst,
 		ctx:    ctx,
 		cancel: cancel,
-		log:    h.log.With("plugin", inst.plugin.name, "instance", inst.id),
 	}
 }
 
@@ -46,7 +48,10 @@ func (s *Scope) Context() context.Context { return s.ctx }
 
 // Logger returns the host's structured logger tagged with this instance's
 // plugin name and ID.
-func (s *Scope) Logger() *slog.Logger { return s.log }
+func (s *Scope) Logger() *slog.Logger {
+	s.logOnce.Do(func() { s.log = s.h.log.With("plugin", s.inst.plugin.name, "instance", s.inst.id) })
+	return s.log
+}
 
 // Host returns the host the scope belongs to.
 func (s *Scope) Host() *Host { return s.h }
@@ -95,7 +100,7 @@ func (s *Scope) Go(label string, fn func(ctx context.Context)) error {
 		defer cancel()
 		err := Protect(fmt.Sprintf("goroutine %q", label), func() error { fn(ctx); return nil })
 		if err != nil {
-			s.log.Error("scope goroutine panicked", "goroutine", label, "err", err)
+			s.Logger().Error("scope goroutine panicked", "goroutine", label, "err", err)
 		}
 	}()
 	return nil

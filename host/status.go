@@ -1,6 +1,10 @@
 package host
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
 
 type statusChange struct {
 	inst     *Instance
@@ -26,8 +30,14 @@ func (h *Host) flushStatus() {
 	h.statusQ = nil
 	h.mu.Unlock()
 	hooks := h.statusHooks.snapshot()
+	// Enabled first: the log call's arguments (boxed into a slice of any)
+	// were a hundred allocations of a one-shot `dshhost call`, which logs
+	// at WARN.
+	debug := len(q) > 0 && h.log.Enabled(context.Background(), slog.LevelDebug)
 	for _, c := range q {
-		h.log.Debug("state", "plugin", c.inst.plugin.name, "instance", c.inst.id, "from", c.old.String(), "to", c.new.String())
+		if debug {
+			h.log.Debug("state", "plugin", c.inst.plugin.name, "instance", c.inst.id, "from", c.old.String(), "to", c.new.String())
+		}
 		for _, hk := range hooks {
 			if err := Protect("status hook", func() error { hk.fn(c.inst, c.old, c.new); return nil }); err != nil {
 				h.log.Error("status hook failed", "err", fmt.Sprint(err))

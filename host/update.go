@@ -46,7 +46,7 @@ func (h *Host) updateInPlace(ctx context.Context, inst *Instance, cfg any) bool 
 		return false
 	}
 	if err := Protect(fmt.Sprintf("update hook of plugin %q", inst.plugin.name), func() error { return fn(ctx, cfg) }); err != nil {
-		scope.log.Info("config change not taken in place; restarting", "err", err)
+		scope.Logger().Info("config change not taken in place; restarting", "err", err)
 		return false
 	}
 	h.mu.Lock()
