@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 )
 
 // Disposer undoes one registration. It is idempotent: the first call runs
@@ -51,6 +50,12 @@ func (e *effect) dispose(ctx context.Context) error {
 // callDisposer runs fn under recover and the host's dispose timeout. A
 // disposer that outlives the timeout is left running; teardown moves on and
 // reports `disposer "<label>" timed out after <d>`.
+//
+// One timer serves both the cut-off and fn's deadline: the deadline of
+// fn's ctx is the timeout. A disposer that returns once that ctx has
+// expired (it waited on it) timed out too, whatever it returned; so the
+// outcome does not depend on which of its return and the deadline this
+// goroutine sees first.
 func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) error {
 	site := fmt.Sprintf("disposer %q", label)
 	if h.disposeTimeout <= 0 {
@@ -60,21 +65,22 @@ func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) erro
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- Protect(site, func() error { return fn(dctx) }) }()
-	timer := time.NewTimer(h.disposeTimeout)
-	defer timer.Stop()
 	select {
 	case err := <-done:
-		return err
-	case <-timer.C:
-		return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
-	case <-ctx.Done():
-		select {
-		case err := <-done:
+		if dctx.Err() == nil || ctx.Err() != nil {
 			return err
-		default:
 		}
-		return fmt.Errorf("disposer %q cut off: %w", label, ctx.Err())
+	case <-dctx.Done():
+		if ctx.Err() != nil {
+			select {
+			case err := <-done:
+				return err
+			default:
+			}
+			return fmt.Errorf("disposer %q cut off: %w", label, ctx.Err())
+		}
 	}
+	return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
 }
 
 // Effect registers fn as a teardown step of s, labelled for logs and
