@@ -284,6 +284,15 @@ const protocolMetaPrefix = "io.modelcontextprotocol/"
 // that hold nothing else but a _meta without per-request protocol fields;
 // ok is false for any other params (the SDK then handles the request).
 func plainCallParams(raw json.RawMessage) (name string, args json.RawMessage, ok bool) {
+	if name, args, ok, decided := scanCallParams(raw); decided {
+		return name, args, ok
+	}
+	return plainCallParamsJSON(raw)
+}
+
+// plainCallParamsJSON is plainCallParams with encoding/json, for the
+// params scanCallParams leaves undecided.
+func plainCallParamsJSON(raw json.RawMessage) (name string, args json.RawMessage, ok bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
 		return "", nil, false
