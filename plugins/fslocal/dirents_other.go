@@ -18,3 +18,7 @@ func readTyped(f *os.File) ([]typedName, error) {
 	}
 	return out, nil
 }
+
+// readTypedFD is Linux-only: elsewhere openRawDir never gives a descriptor,
+// so it is never called.
+func readTypedFD(int) ([]typedName, error) { return nil, errNoRawOpen }

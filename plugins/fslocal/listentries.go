@@ -4,6 +4,8 @@ import (
 	"context"
 	"io/fs"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -28,10 +30,46 @@ const typeUnknown = ^fs.FileMode(0)
 // and an entry of unknown type is lstat'ed by the read itself. Errors are
 // ListDir's, for the directory only. Like ListDir it skips the provider's
 // scratch files ([IsScratchName], [D9+]).
+//
+// The directory is opened by one openat2 beneath the root's descriptor
+// (RESOLVE_BENEATH, as Open does: nothing swapped in after Resolve can lead
+// outside), O_DIRECTORY, and read with getdents64 on that descriptor: no
+// stat, no second open, no poller registration (issue 10). When that open
+// fails, or cannot be made here (no openat2, a path past PATH_MAX), the
+// os.Root path of ListDir runs instead, so every failure is ListDir's.
 func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.ListOptions) ([]fsapi.DirEntry, error) {
 	if opts.Metadata {
 		return p.ListDir(ctx, t)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fsapi.ErrAborted("list", err)
+	}
+	fd, err := p.tree.openRawDir(t.Key)
+	if err != nil {
+		return p.listEntriesRooted(ctx, t)
+	}
+	defer unix.Close(fd)
+	dirents, err := readTypedFD(fd)
+	if err != nil {
+		return nil, listError(t.DisplayPath, err)
+	}
+	return p.typedEntries(ctx, t, dirents, func(name string) fs.FileMode { return lstatTypeAt(fd, name) })
+}
+
+// lstatTypeAt returns the type bits of the child name of the directory
+// descriptor fd, not following a symlink (one fstatat); a child that
+// vanished or cannot be examined is fs.ModeIrregular (other).
+func lstatTypeAt(fd int, name string) fs.FileMode {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fs.ModeIrregular
+	}
+	return statType(uint32(st.Mode))
+}
+
+// listEntriesRooted is ListEntries through an os.Root on the directory,
+// with ListDir's checks and errors (openListed).
+func (p *Provider) listEntriesRooted(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntry, error) {
 	dir, err := p.openListed(ctx, t)
 	if err != nil {
 		return nil, err
@@ -46,6 +84,20 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	if err != nil {
 		return nil, listError(t.DisplayPath, err)
 	}
+	return p.typedEntries(ctx, t, dirents, func(name string) fs.FileMode {
+		fi, err := dir.Lstat(name)
+		if err != nil {
+			return fs.ModeIrregular // vanished or unreadable: other
+		}
+		return fi.Mode().Type()
+	})
+}
+
+// typedEntries makes the entries of the directory t from its typed names:
+// lstatType gives the type bits of a child the read did not type (one
+// lstat through the listed directory, as ReadDir does); a symlink is
+// examined as ListDir examines it (linkChild).
+func (p *Provider) typedEntries(ctx context.Context, t fsapi.Target, dirents []typedName, lstatType func(name string) fs.FileMode) ([]fsapi.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("list", err)
 	}
@@ -56,19 +108,7 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 			continue // a staging file or a marked copy ([D9+])
 		}
 		if typ == typeUnknown {
-			// The directory read did not say: one lstat, as ReadDir does.
-			if fi, err := dir.Lstat(name); err == nil {
-				typ = fi.Mode().Type()
-			} else {
-				typ = fs.ModeIrregular // vanished or unreadable: other
-			}
-		}
-		if typ&fs.ModeSymlink != 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, fsapi.ErrAborted("list", err)
-			}
-			entries = append(entries, p.child(dir, t, name))
-			continue
+			typ = lstatType(name)
 		}
 		key := joinName(t.Key, name)
 		display := key // one string for both when they agree (an absolute path's usual case)
@@ -77,6 +117,11 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 		}
 		e := fsapi.DirEntry{Name: name, Type: fsapi.TypeOther, Target: fsapi.Target{Key: key, DisplayPath: display}}
 		switch {
+		case typ&fs.ModeSymlink != 0:
+			if err := ctx.Err(); err != nil {
+				return nil, fsapi.ErrAborted("list", err)
+			}
+			e = p.linkChild(t, e)
 		case typ&fs.ModeDir != 0:
 			e.Type = fsapi.TypeDirectory
 		case typ&fs.ModeType == 0:
@@ -85,4 +130,25 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// statType maps a stat mode's S_IFMT bits to fs.FileMode type bits.
+func statType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
 }

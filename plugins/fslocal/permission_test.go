@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
 // permChildEnv marks the unprivileged child run of TestPermissionDenied;
@@ -76,6 +77,21 @@ var permissionCases = []struct {
 		restrict(t, w.path("noread"), 0o300)
 		_, err := w.p.ListDir(context.Background(), w.target("noread"))
 		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("noread"))
+		_, err = w.p.ListEntries(context.Background(), w.target("noread"), fsapi.ListOptions{})
+		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("noread"))
+	}},
+	{"list of a directory that can be read but not searched", func(t *testing.T, w *workspace) {
+		// ListDir opens "." inside it, which needs search permission; the
+		// cheap listing must fail the same way on both of its paths.
+		w.file("nosearch/x.txt", "x", 0o644)
+		restrict(t, w.path("nosearch"), 0o644)
+		_, err := w.p.ListDir(context.Background(), w.target("nosearch"))
+		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("nosearch"))
+		_, err = w.p.ListEntries(context.Background(), w.target("nosearch"), fsapi.ListOptions{})
+		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("nosearch"))
+		defer fslocal.DisableRawOpen()()
+		_, err = w.p.ListEntries(context.Background(), w.target("nosearch"), fsapi.ListOptions{})
+		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("nosearch"))
 	}},
 	{"list with an unreachable child lists it as other", func(t *testing.T, w *workspace) {
 		w.file("locked/x.txt", "x", 0o644)
