@@ -90,8 +90,8 @@ func TestSortFuncMatchesThePlainComparison(t *testing.T) {
 		checkOrder(t, in)
 	}
 	adversarial := [][]string{
-		{"a", "a\x00", "a\u0308", "ä", "A", "a\x00\x00"},          // equal keys, raw bytes decide
-		{"bad\xffx", "bad\uFFFDx", "bad\xfex", "bad\xff", "bad"},  // invalid UTF-8 reads as U+FFFD
+		{"a", "a\x00", "a\u0308", "ä", "A", "a\x00\x00"},         // equal keys, raw bytes decide
+		{"bad\xffx", "bad\uFFFDx", "bad\xfex", "bad\xff", "bad"}, // invalid UTF-8 reads as U+FFFD
 		{"", "a", "aa", "aaa", "aaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaab"},
 		{"same-prefix-000000000001", "same-prefix-000000000002", "same-prefix-00000000001"},
 		{"x", "x"},
