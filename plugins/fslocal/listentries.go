@@ -34,7 +34,9 @@ const typeUnknown = ^fs.FileMode(0)
 // The directory is opened by one openat2 beneath the root's descriptor
 // (RESOLVE_BENEATH, as Open does: nothing swapped in after Resolve can lead
 // outside), O_DIRECTORY, and read with getdents64 on that descriptor: no
-// stat, no second open, no poller registration (issue 10). When that open
+// second open, no poller registration (issue 10); a directory unchanged
+// since a recent read is not read again ([dirSnapshots]: one fstat proves
+// it unchanged). When that open
 // fails, or cannot be made here (no openat2, a path past PATH_MAX), the
 // os.Root path of ListDir runs instead, so every failure is ListDir's.
 func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.ListOptions) ([]fsapi.DirEntry, error) {
@@ -49,7 +51,7 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 		return p.listEntriesRooted(ctx, t)
 	}
 	defer unix.Close(fd)
-	dirents, err := readTypedFD(fd)
+	dirents, err := p.dirs.readDir(fd)
 	if err != nil {
 		return nil, listError(t.DisplayPath, err)
 	}
