@@ -154,27 +154,69 @@ func (c *keyCache) fill(out [][]byte, names []string) {
 // prefix of the key's remainder, zero-padded, so comparing windows never
 // contradicts comparing keys (a shorter key pads with zeros and sorts
 // first, as bytes.Compare has it): the order is the one of the plain
-// comparison (issue 10; collation_order_test.go checks it).
+// comparison (issue 10; order_test.go checks it). The same names and ranks
+// in the same input order as one of the last few sorts take that sort's
+// order without sorting (orders).
 func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
 	n := len(items)
 	if n < 2 {
 		return
 	}
-	names := make([]string, n)
-	for i, it := range items {
-		names[i] = name(it)
+	rankOf := func(it T) int {
+		if rank == nil {
+			return 0
+		}
+		return rank(it)
 	}
+	perm := findOrder(&orders, items, name, rankOf)
+	if perm == nil {
+		names := make([]string, n)
+		ranks := make([]int, n)
+		for i, it := range items {
+			names[i], ranks[i] = name(it), rankOf(it)
+		}
+		perm = order(names, ranks)
+		orders.put(names, ranks, perm)
+	}
+	permute(items, perm)
+}
+
+// permute moves items[perm[i]] to position i for every i, in place, one
+// cycle of the permutation at a time: each item is written once (an item
+// holds pointers, and every pointer written while the collector runs costs
+// a barrier).
+func permute[T any](items []T, perm []int32) {
+	done := make([]bool, len(items))
+	for i := range items {
+		if done[i] || int(perm[i]) == i {
+			continue
+		}
+		held := items[i]
+		j := i
+		for {
+			done[j] = true
+			k := int(perm[j])
+			if k == i {
+				items[j] = held
+				break
+			}
+			items[j] = items[k]
+			j = k
+		}
+	}
+}
+
+// order returns the sorted order of the items with these names and ranks
+// (SortFunc's): perm[i] is the index of the item that goes to position i.
+func order(names []string, ranks []int) []int32 {
+	n := len(names)
 	ks := make([][]byte, n)
 	keys.fill(ks, names)
 	skip := sharedPrefix(ks)
 	recs := make([]record, n)
 	for i := range recs {
-		r := 0
-		if rank != nil {
-			r = rank(items[i])
-		}
 		hi, lo := window(ks[i], skip)
-		recs[i] = record{hi: hi, lo: lo, rank: r, at: i}
+		recs[i] = record{hi: hi, lo: lo, rank: ranks[i], at: i}
 	}
 	slices.SortFunc(recs, func(a, b record) int {
 		switch {
@@ -190,15 +232,78 @@ func SortFunc[T any](items []T, name func(T) string, rank func(T) int) {
 		}
 		return strings.Compare(names[a.at], names[b.at])
 	})
-	sorted := make([]T, n)
+	perm := make([]int32, n)
 	for i := range recs {
-		sorted[i] = items[recs[i].at]
+		perm[i] = int32(recs[i].at)
 	}
-	copy(items, sorted)
+	return perm
 }
 
-// record is what SortFunc sorts: an item's rank, the 16 bytes of its key
-// past the shared prefix as two big-endian integers, and its index.
+// orders remembers the orders of recent sorts: a listing of an unchanged
+// directory comes back with the same names in the same directory order,
+// and then its order is a comparison of the names (mostly the same
+// strings, which compare by pointer) instead of a sort (issue 10). The
+// order is a function of the names and ranks alone, so a remembered one is
+// the one the sort would give.
+var orders orderMemo
+
+// orderMemoSlots is how many recent orders are kept (one per directory an
+// agent keeps listing); orderMemoMaxItems is the largest sort remembered.
+const (
+	orderMemoSlots    = 8
+	orderMemoMaxItems = 1 << 14
+)
+
+type orderMemo struct {
+	mu    sync.Mutex
+	slots [orderMemoSlots]*rememberedOrder
+	next  int // the slot the next order replaces
+}
+
+// rememberedOrder is one sort's input and result; never modified once
+// stored.
+type rememberedOrder struct {
+	names []string
+	ranks []int
+	perm  []int32
+}
+
+// findOrder returns m's remembered order of a sort whose names and ranks
+// were exactly those of items, in the same order, or nil.
+func findOrder[T any](m *orderMemo, items []T, name func(T) string, rank func(T) int) []int32 {
+	m.mu.Lock()
+	slots := m.slots
+	m.mu.Unlock()
+next:
+	for _, o := range slots {
+		if o == nil || len(o.names) != len(items) {
+			continue
+		}
+		for i, it := range items {
+			if o.names[i] != name(it) || o.ranks[i] != rank(it) {
+				continue next
+			}
+		}
+		return o.perm
+	}
+	return nil
+}
+
+// put remembers the order perm of names and ranks (the caller's slices,
+// which it no longer modifies).
+func (m *orderMemo) put(names []string, ranks []int, perm []int32) {
+	if len(names) > orderMemoMaxItems {
+		return
+	}
+	o := &rememberedOrder{names: names, ranks: ranks, perm: perm}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.slots[m.next] = o
+	m.next = (m.next + 1) % orderMemoSlots
+}
+
+// record is what order sorts: an item's rank, the 16 bytes of its key past
+// the shared prefix as two big-endian integers, and its index.
 type record struct {
 	hi, lo uint64
 	rank   int

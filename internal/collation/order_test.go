@@ -38,9 +38,11 @@ func checkOrder(t *testing.T, in []ranked) {
 	t.Helper()
 	want := slices.Clone(in)
 	slices.SortStableFunc(want, plainOrder)
-	got := slices.Clone(in)
-	collation.SortFunc(got, func(e ranked) string { return e.name }, func(e ranked) int { return e.rank })
-	require.Equal(t, want, got)
+	for range 2 { // sorted, then remembered
+		got := slices.Clone(in)
+		collation.SortFunc(got, func(e ranked) string { return e.name }, func(e ranked) int { return e.rank })
+		require.Equal(t, want, got)
+	}
 	names := make([]string, len(in))
 	for i, e := range in {
 		names[i] = e.name
@@ -127,4 +129,28 @@ func FuzzSortFunc(f *testing.F) {
 		}
 		checkOrder(t, in)
 	})
+}
+
+// TestRememberedOrderOnlyForTheSameInput: an order is reused only for the
+// same names with the same ranks in the same input order; the same names
+// ranked otherwise, or given in another order, are sorted.
+func TestRememberedOrderOnlyForTheSameInput(t *testing.T) {
+	in := []ranked{{"b", 0}, {"a", 1}, {"c", 0}, {"B", 1}}
+	byName := func(e ranked) string { return e.name }
+	byRank := func(e ranked) int { return e.rank }
+	got := slices.Clone(in)
+	collation.SortFunc(got, byName, byRank)
+	require.Equal(t, []ranked{{"b", 0}, {"c", 0}, {"a", 1}, {"B", 1}}, got)
+
+	reranked := []ranked{{"b", 1}, {"a", 0}, {"c", 0}, {"B", 1}}
+	collation.SortFunc(reranked, byName, byRank)
+	require.Equal(t, []ranked{{"a", 0}, {"c", 0}, {"b", 1}, {"B", 1}}, reranked)
+
+	reordered := []ranked{{"c", 0}, {"b", 0}, {"B", 1}, {"a", 1}}
+	collation.SortFunc(reordered, byName, byRank)
+	require.Equal(t, []ranked{{"b", 0}, {"c", 0}, {"a", 1}, {"B", 1}}, reordered)
+
+	renamed := []ranked{{"b", 0}, {"a", 1}, {"c", 0}, {"A", 1}}
+	collation.SortFunc(renamed, byName, byRank)
+	require.Equal(t, []ranked{{"b", 0}, {"c", 0}, {"a", 1}, {"A", 1}}, renamed)
 }
