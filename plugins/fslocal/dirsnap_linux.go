@@ -33,8 +33,7 @@ import (
 type dirSnapshots struct {
 	mu    sync.Mutex
 	m     map[dirID]dirSnapshot
-	names int             // names held in m, at most dirSnapshotMaxNames
-	fs    map[uint64]bool // device -> trusted, from fstatfs
+	names int // names held in m, at most dirSnapshotMaxNames
 }
 
 // dirID is a directory's identity: its device and inode.
@@ -90,35 +89,41 @@ func (s *dirSnapshots) readDir(fd int) ([]typedName, error) {
 	id := dirID{dev: st.Dev, ino: st.Ino}
 	s.mu.Lock()
 	snap, ok := s.m[id]
-	trusted, known := s.fs[st.Dev]
 	s.mu.Unlock()
 	if ok && snap.stamp == stampOf(&st) {
 		return snap.entries, nil
 	}
-	if !known {
-		var sfs unix.Statfs_t
-		trusted = unix.Fstatfs(fd, &sfs) == nil && dirSnapshotFS[int64(sfs.Type)]
-		s.mu.Lock()
-		if s.fs == nil {
-			s.fs = map[uint64]bool{}
-		}
-		s.fs[st.Dev] = trusted
-		s.mu.Unlock()
-	}
 	before := time.Now()
 	entries, err := readTypedFD(fd)
-	if err != nil || !trusted || len(entries) > dirSnapshotMaxDir {
+	if err != nil || len(entries) > dirSnapshotMaxDir {
 		return entries, err
 	}
+	if stamp, ok := settledStamp(fd, id, before); ok {
+		s.put(id, dirSnapshot{stamp: stamp, entries: entries})
+	}
+	return entries, nil
+}
+
+// settledStamp returns the stamp of the directory fd (id) after a read
+// that started at before, and whether the read may be remembered: the
+// directory's ctime and mtime are dirSnapshotSettle older than before (so
+// nothing changed it from before on) and its file system is one of
+// dirSnapshotFS (asked each time a snapshot is taken: a device number can
+// be reused by another mount).
+func settledStamp(fd int, id dirID, before time.Time) (dirStamp, bool) {
+	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Dev != id.dev || st.Ino != id.ino {
-		return entries, nil
+		return dirStamp{}, false
 	}
 	settled := before.Add(-dirSnapshotSettle)
 	if !settled.After(timeOf(st.Ctim)) || !settled.After(timeOf(st.Mtim)) {
-		return entries, nil // changed too recently to be sure nothing changed during the read
+		return dirStamp{}, false // changed too recently to be sure nothing changed during the read
 	}
-	s.put(id, dirSnapshot{stamp: stampOf(&st), entries: entries})
-	return entries, nil
+	var sfs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sfs); err != nil || !dirSnapshotFS[int64(sfs.Type)] {
+		return dirStamp{}, false
+	}
+	return stampOf(&st), true
 }
 
 func timeOf(ts unix.Timespec) time.Time { return time.Unix(ts.Unix()) }

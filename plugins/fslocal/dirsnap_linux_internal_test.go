@@ -127,3 +127,44 @@ func assertServed(t *testing.T, p *Provider, d string) {
 		assert.Same(t, &snap.entries[0], &got[0], "the snapshot itself")
 	}
 }
+
+// TestDirSnapshotsUnderConcurrentListings: listings running alongside
+// changes never miss a change that finished before they started.
+func TestDirSnapshotsUnderConcurrentListings(t *testing.T) {
+	settleForTest(t)
+	w, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	p, err := New(Config{Cwd: w, Root: w})
+	require.NoError(t, err)
+	defer p.Close()
+	d := filepath.Join(w, "d")
+	require.NoError(t, os.Mkdir(d, 0o755))
+	time.Sleep(2 * dirSnapshotSettle)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for range 3 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					_, err := p.ListEntries(context.Background(), fsapi.Target{Key: d, DisplayPath: d}, fsapi.ListOptions{})
+					assert.NoError(t, err)
+				}
+			}
+		}()
+	}
+	for i := range 10 {
+		name := "f" + strconv.Itoa(i)
+		require.NoError(t, os.WriteFile(filepath.Join(d, name), nil, 0o644))
+		assert.Contains(t, listNames(t, p, d), name+":file")
+		time.Sleep(dirSnapshotSettle + 10*time.Millisecond) // let a snapshot be taken
+		assert.Equal(t, osNames(t, d), listNames(t, p, d))
+	}
+	close(stop)
+	for range 3 {
+		<-done
+	}
+}
