@@ -206,17 +206,24 @@ func BenchmarkEditText10MB(b *testing.B) {
 	}
 }
 
-// BenchmarkListDir10k lists a directory of 10,000 files (probe, collation
-// sort, one fstatat per child).
-func BenchmarkListDir10k(b *testing.B) {
+// benchDir makes a directory d of n empty files named by format (with
+// their index) and returns the provider, d's target and d's path.
+func benchDir(b *testing.B, n int, format string) (*fslocal.Provider, fsapi.Target, string) {
 	p, dir := benchProvider(b)
 	d := filepath.Join(dir, "d")
 	require.NoError(b, os.Mkdir(d, 0o755))
-	for i := range 10_000 {
-		require.NoError(b, os.WriteFile(filepath.Join(d, fmt.Sprintf("file-%05d.txt", i)), nil, 0o644))
+	for i := range n {
+		require.NoError(b, os.WriteFile(filepath.Join(d, fmt.Sprintf(format, i)), nil, 0o644))
 	}
 	tg, err := p.Resolve(context.Background(), "d", fsapi.ResolveOptions{})
 	require.NoError(b, err)
+	return p, tg, d
+}
+
+// BenchmarkListDir10k lists a directory of 10,000 files (probe, collation
+// sort, one fstatat per child).
+func BenchmarkListDir10k(b *testing.B) {
+	p, tg, _ := benchDir(b, 10_000, "file-%05d.txt")
 	b.ReportAllocs()
 	for b.Loop() {
 		entries, err := p.ListDir(context.Background(), tg)
@@ -232,14 +239,7 @@ func BenchmarkListDir10k(b *testing.B) {
 // it is read each time, plus the change's two syscalls); "unchanged" lists
 // one settled past dirSnapshotSettle, served from its snapshot.
 func BenchmarkListEntries200(b *testing.B) {
-	p, dir := benchProvider(b)
-	d := filepath.Join(dir, "d")
-	require.NoError(b, os.Mkdir(d, 0o755))
-	for i := range 200 {
-		require.NoError(b, os.WriteFile(filepath.Join(d, fmt.Sprintf("f%03d.txt", i)), nil, 0o644))
-	}
-	tg, err := p.Resolve(context.Background(), "d", fsapi.ResolveOptions{})
-	require.NoError(b, err)
+	p, tg, d := benchDir(b, 200, "f%03d.txt")
 	list := func(b *testing.B) {
 		entries, err := p.ListEntries(context.Background(), tg, fsapi.ListOptions{})
 		if err != nil || len(entries) != 200 {

@@ -107,3 +107,18 @@ func direntMode(t byte) fs.FileMode {
 	}
 	return typeUnknown
 }
+
+// lstatTypeAt returns the type bits of the child name of the directory
+// descriptor fd, not following a symlink (one fstatat); a child that
+// vanished or cannot be examined is fs.ModeIrregular (other). A stat
+// mode's S_IFMT bits shifted right by 12 are the d_type of the same type.
+func lstatTypeAt(fd int, name string) fs.FileMode {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fs.ModeIrregular
+	}
+	if t := direntMode(byte((st.Mode & unix.S_IFMT) >> 12)); t != typeUnknown {
+		return t
+	}
+	return fs.ModeIrregular
+}

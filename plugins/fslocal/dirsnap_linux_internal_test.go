@@ -62,11 +62,7 @@ func osNames(t *testing.T, d string) []string {
 // tick) is seen by the next listing.
 func TestDirSnapshotIsServedOnlyWhileUnchanged(t *testing.T) {
 	settleForTest(t)
-	w, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	p, err := New(Config{Cwd: w, Root: w})
-	require.NoError(t, err)
-	defer p.Close()
+	p, w := confinedProvider(t)
 	d := filepath.Join(w, "d")
 	require.NoError(t, os.Mkdir(d, 0o755))
 	for i := range 50 {
@@ -100,11 +96,7 @@ func TestDirSnapshotIsServedOnlyWhileUnchanged(t *testing.T) {
 // TestDirSnapshotNotTakenOfAFreshDirectory: a directory changed within the
 // settle time is read on every listing, never remembered.
 func TestDirSnapshotNotTakenOfAFreshDirectory(t *testing.T) {
-	w, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	p, err := New(Config{Cwd: w})
-	require.NoError(t, err)
-	defer p.Close()
+	p, w := confinedProvider(t)
 	d := filepath.Join(w, "d")
 	require.NoError(t, os.Mkdir(d, 0o755))
 	for i := range 20 {
@@ -132,11 +124,7 @@ func assertServed(t *testing.T, p *Provider, d string) {
 // changes never miss a change that finished before they started.
 func TestDirSnapshotsUnderConcurrentListings(t *testing.T) {
 	settleForTest(t)
-	w, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	p, err := New(Config{Cwd: w, Root: w})
-	require.NoError(t, err)
-	defer p.Close()
+	p, w := confinedProvider(t)
 	d := filepath.Join(w, "d")
 	require.NoError(t, os.Mkdir(d, 0o755))
 	time.Sleep(2 * dirSnapshotSettle)

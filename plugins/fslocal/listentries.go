@@ -59,17 +59,6 @@ func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.L
 	return p.typedEntries(ctx, t, dirents, func(name string) fs.FileMode { return lstatTypeAt(fd, name) })
 }
 
-// lstatTypeAt returns the type bits of the child name of the directory
-// descriptor fd, not following a symlink (one fstatat); a child that
-// vanished or cannot be examined is fs.ModeIrregular (other).
-func lstatTypeAt(fd int, name string) fs.FileMode {
-	var st unix.Stat_t
-	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fs.ModeIrregular
-	}
-	return statType(uint32(st.Mode))
-}
-
 // listEntriesRooted is ListEntries through an os.Root on the directory,
 // with ListDir's checks and errors (openListed).
 func (p *Provider) listEntriesRooted(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntry, error) {
@@ -171,25 +160,4 @@ func (c childPaths) at(i int) string {
 		start = c.ends[i-1]
 	}
 	return c.all[start:c.ends[i]]
-}
-
-// statType maps a stat mode's S_IFMT bits to fs.FileMode type bits.
-func statType(mode uint32) fs.FileMode {
-	switch mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	}
-	return fs.ModeIrregular
 }

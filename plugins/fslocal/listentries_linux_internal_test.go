@@ -15,15 +15,23 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// TestUntypedEntriesAreProbed: a file system that reports DT_UNKNOWN gets
-// each child's type from one fstatat through the listed directory's
-// descriptor, so its listing equals the typed one.
-func TestUntypedEntriesAreProbed(t *testing.T) {
+// confinedProvider returns a provider confined to a new temporary
+// directory, closed when the test ends, and the directory's real path.
+func confinedProvider(t *testing.T) (*Provider, string) {
+	t.Helper()
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	p, err := New(Config{Cwd: w, Root: w})
 	require.NoError(t, err)
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
+	return p, w
+}
+
+// TestUntypedEntriesAreProbed: a file system that reports DT_UNKNOWN gets
+// each child's type from one fstatat through the listed directory's
+// descriptor, so its listing equals the typed one.
+func TestUntypedEntriesAreProbed(t *testing.T) {
+	p, w := confinedProvider(t)
 	d := filepath.Join(w, "d")
 	require.NoError(t, os.MkdirAll(filepath.Join(d, "sub"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(d, "f.txt"), []byte("x"), 0o644))
