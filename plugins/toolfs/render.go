@@ -15,6 +15,11 @@ import (
 // shows the footer alone.
 func renderList(p listPage) string {
 	var b strings.Builder
+	n := 128 + 2*len(p.Path) // the tags, the footer and the path, quoted or not
+	for _, e := range p.Entries {
+		n += len(e.raw) + 2
+	}
+	b.Grow(n) // one buffer, not one per doubling
 	b.WriteString("<path>")
 	b.WriteString(quote.Name(p.Path))
 	b.WriteString("</path>\n<type>directory</type>\n<content>\n")
