@@ -316,13 +316,14 @@ func TestConformanceListCalls(t *testing.T) {
 	}
 }
 
-// lineNumber renders each number as strconv does, counting up across
-// carries (9, 99, 999 ...) and after jumps.
+// lineNumber renders each number as strconv does, with ": " after it and
+// a newline before it when asked, counting up across carries (9, 99, 999
+// ...) and after jumps.
 func TestLineNumberCountsAsItoa(t *testing.T) {
 	var d lineNumber
 	check := func(n int) {
 		t.Helper()
-		if got := string(d.set(n)); got != strconv.Itoa(n) {
+		if got := string(d.set(n, n%2 == 0)); got != map[bool]string{true: "\n"}[n%2 == 0]+strconv.Itoa(n)+": " {
 			t.Fatalf("set(%d) = %q", n, got)
 		}
 	}
