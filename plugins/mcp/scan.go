@@ -26,31 +26,9 @@ const maxScanDepth = 64
 // once, nothing after it but white space. ok is false for anything else.
 // The request's Params share line's bytes (a line is never reused).
 func scanRequest(line []byte) (req *jsonrpc.Request, ok bool) {
-	var version, id, method, params []byte
-	seen := 0
-	end, ok := scanObject(line, skipSpace(line, 0), 0, func(key, value []byte) bool {
-		var slot *[]byte
-		var bit int
-		switch string(key) {
-		case "jsonrpc":
-			slot, bit = &version, 1
-		case "id":
-			slot, bit = &id, 2
-		case "method":
-			slot, bit = &method, 4
-		case "params":
-			slot, bit = &params, 8
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false // a repeated key: encoding/json keeps the last
-		}
-		seen |= bit
-		*slot = value
-		return true
-	})
-	if !ok || skipSpace(line, end) != len(line) || string(version) != `"2.0"` {
+	m, extra, ok := scanMembers(line, "jsonrpc", "id", "method", "params")
+	version, id, method, params := m[0], m[1], m[2], m[3]
+	if !ok || extra || string(version) != `"2.0"` {
 		return nil, false
 	}
 	name, ok := plainString(method)
@@ -73,35 +51,13 @@ func scanRequest(line []byte) (req *jsonrpc.Request, ok bool) {
 // plain (plainCallParams then reads it with encoding/json); else ok says
 // whether the direct path may take the call.
 func scanCallParams(raw []byte) (name string, args json.RawMessage, ok, decided bool) {
-	var nameRaw, argsRaw, metaRaw []byte
-	seen := 0
-	end, plain := scanObject(raw, skipSpace(raw, 0), 0, func(key, value []byte) bool {
-		var slot *[]byte
-		var bit int
-		switch string(key) {
-		case "name":
-			slot, bit = &nameRaw, 1
-		case "arguments":
-			slot, bit = &argsRaw, 2
-		case "_meta":
-			slot, bit = &metaRaw, 4
-		default:
-			slot, bit = nil, 8 // another member: the SDK's request
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if slot != nil {
-			*slot = value
-		}
-		return true
-	})
-	if !plain || skipSpace(raw, end) != len(raw) {
+	m, extra, plain := scanMembers(raw, "name", "arguments", "_meta")
+	nameRaw, argsRaw, metaRaw := m[0], m[1], m[2]
+	switch {
+	case !plain:
 		return "", nil, false, false
-	}
-	if seen&8 != 0 {
-		return "", nil, false, true
+	case extra:
+		return "", nil, false, true // another member: the SDK's request
 	}
 	if metaRaw != nil && string(metaRaw) != "null" { // null reads as no _meta
 		if metaRaw[0] != '{' {
@@ -126,6 +82,38 @@ func scanCallParams(raw []byte) (name string, args json.RawMessage, ok, decided 
 		return "", nil, false, false
 	}
 	return n, argsRaw, n != "", true
+}
+
+// scanMembers reads b as one object (white space around it, nothing else)
+// and returns the values of its members named keys (at most four), in
+// keys' order, nil for those it lacks; extra says it has another member.
+// ok is false when b is not such an object of the plain shape or a key
+// repeats (encoding/json would keep the last).
+func scanMembers(b []byte, keys ...string) (values [4][]byte, extra, ok bool) {
+	seen := 0
+	end, ok := scanObject(b, skipSpace(b, 0), 0, func(key, value []byte) bool {
+		bit := len(keys) // any other key
+		for i, k := range keys {
+			if string(key) == k {
+				bit = i
+				break
+			}
+		}
+		if seen&(1<<bit) != 0 {
+			return false
+		}
+		seen |= 1 << bit
+		if bit < len(keys) {
+			values[bit] = value
+		} else {
+			extra = true
+		}
+		return true
+	})
+	if !ok || skipSpace(b, end) != len(b) {
+		return values, false, false
+	}
+	return values, extra, true
 }
 
 // scanObject reads the JSON object at b[i:] and calls member with each
