@@ -10,6 +10,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -205,17 +206,24 @@ func BenchmarkEditText10MB(b *testing.B) {
 	}
 }
 
-// BenchmarkListDir10k lists a directory of 10,000 files (probe, collation
-// sort, one fstatat per child).
-func BenchmarkListDir10k(b *testing.B) {
+// benchDir makes a directory d of n empty files named by format (with
+// their index) and returns the provider, d's target and d's path.
+func benchDir(b *testing.B, n int, format string) (*fslocal.Provider, fsapi.Target, string) {
 	p, dir := benchProvider(b)
 	d := filepath.Join(dir, "d")
 	require.NoError(b, os.Mkdir(d, 0o755))
-	for i := range 10_000 {
-		require.NoError(b, os.WriteFile(filepath.Join(d, fmt.Sprintf("file-%05d.txt", i)), nil, 0o644))
+	for i := range n {
+		require.NoError(b, os.WriteFile(filepath.Join(d, fmt.Sprintf(format, i)), nil, 0o644))
 	}
 	tg, err := p.Resolve(context.Background(), "d", fsapi.ResolveOptions{})
 	require.NoError(b, err)
+	return p, tg, d
+}
+
+// BenchmarkListDir10k lists a directory of 10,000 files (probe, collation
+// sort, one fstatat per child).
+func BenchmarkListDir10k(b *testing.B) {
+	p, tg, _ := benchDir(b, 10_000, "file-%05d.txt")
 	b.ReportAllocs()
 	for b.Loop() {
 		entries, err := p.ListDir(context.Background(), tg)
@@ -223,4 +231,35 @@ func BenchmarkListDir10k(b *testing.B) {
 			b.Fatal(err, len(entries))
 		}
 	}
+}
+
+// BenchmarkListEntries200 is the list tool's listing of a 200-file
+// directory (issue 10): the cheap listing, types from the directory read,
+// no stat per child. "read" lists a directory changed in every round (so
+// it is read each time, plus the change's two syscalls); "unchanged" lists
+// one settled past dirSnapshotSettle, served from its snapshot.
+func BenchmarkListEntries200(b *testing.B) {
+	p, tg, d := benchDir(b, 200, "f%03d.txt")
+	list := func(b *testing.B) {
+		entries, err := p.ListEntries(context.Background(), tg, fsapi.ListOptions{})
+		if err != nil || len(entries) != 200 {
+			b.Fatal(err, len(entries))
+		}
+	}
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		moved := [2]string{filepath.Join(d, "f000.txt"), filepath.Join(d, "f000.moved")}
+		for i := 0; b.Loop(); i++ {
+			require.NoError(b, os.Rename(moved[i%2], moved[(i+1)%2]))
+			list(b)
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		time.Sleep(1100 * time.Millisecond) // past dirSnapshotSettle
+		list(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			list(b)
+		}
+	})
 }

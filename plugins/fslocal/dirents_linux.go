@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // readTyped returns the entries of the open directory f with the types the
@@ -19,20 +22,33 @@ func readTyped(f *os.File) ([]typedName, error) {
 		return nil, err
 	}
 	var out []typedName
-	buf := make([]byte, 32<<10)
+	var rerr error
+	if err := conn.Control(func(fd uintptr) { out, rerr = readTypedFD(int(fd)) }); err != nil {
+		return nil, err
+	}
+	return out, rerr
+}
+
+// direntBuffers hold getdents64 buffers between listings: a fresh 32 KiB
+// buffer per listing was zeroed on every call.
+var direntBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// readTypedFD is readTyped on the directory descriptor fd, which it reads
+// to the end with plain getdents64 calls (a directory is never registered
+// with the runtime's poller: the kernel refuses it, EPERM, after a wasted
+// call); EINTR is retried.
+func readTypedFD(fd int) ([]typedName, error) {
+	buf := direntBuffers.Get().(*[32 << 10]byte)
+	defer direntBuffers.Put(buf)
+	var out []typedName
 	for {
-		var n int
-		var rerr error
-		if err := conn.Read(func(fd uintptr) bool {
-			n, rerr = syscall.ReadDirent(int(fd), buf)
-			return rerr != syscall.EAGAIN
-		}); err != nil {
-			return nil, err
-		}
-		if rerr != nil {
-			return nil, &os.SyscallError{Syscall: "getdents64", Err: rerr}
-		}
-		if n <= 0 {
+		n, err := unix.Getdents(fd, buf[:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.SyscallError{Syscall: "getdents64", Err: err}
+		case n <= 0:
 			return out, nil
 		}
 		out = appendDirents(out, buf[:n])
@@ -90,4 +106,19 @@ func direntMode(t byte) fs.FileMode {
 		return fs.ModeDevice
 	}
 	return typeUnknown
+}
+
+// lstatTypeAt returns the type bits of the child name of the directory
+// descriptor fd, not following a symlink (one fstatat); a child that
+// vanished or cannot be examined is fs.ModeIrregular (other). A stat
+// mode's S_IFMT bits shifted right by 12 are the d_type of the same type.
+func lstatTypeAt(fd int, name string) fs.FileMode {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fs.ModeIrregular
+	}
+	if t := direntMode(byte((st.Mode & unix.S_IFMT) >> 12)); t != typeUnknown {
+		return t
+	}
+	return fs.ModeIrregular
 }

@@ -2,7 +2,10 @@
 
 package fslocal
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 // readTyped returns the entries of the open directory f with their types,
 // through os.File.ReadDir (which, for a directory opened through an
@@ -18,3 +21,10 @@ func readTyped(f *os.File) ([]typedName, error) {
 	}
 	return out, nil
 }
+
+// readTypedFD is Linux-only: elsewhere openRawDir never gives a descriptor,
+// so it is never called.
+func readTypedFD(int) ([]typedName, error) { return nil, errNoRawOpen }
+
+// lstatTypeAt is Linux-only too, for the same reason.
+func lstatTypeAt(int, string) fs.FileMode { return fs.ModeIrregular }

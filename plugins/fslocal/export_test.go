@@ -7,3 +7,11 @@ func SetRewriteHook(hook func(step string) error) (restore func()) {
 	rewriteHook = hook
 	return func() { rewriteHook = old }
 }
+
+// DisableRawOpen makes every openat2 shortcut (Open, ListEntries) take its
+// os.Root path, as on a kernel without openat2, and returns a function that
+// restores it.
+func DisableRawOpen() (restore func()) {
+	rawOpenDisabled = true
+	return func() { rawOpenDisabled = false }
+}

@@ -108,28 +108,42 @@ func listError(display string, err error) error {
 // child examines one child of the listed directory dir (t) without ever
 // failing (contract §3.6 step 5, [D12]). A child that is not a symlink is
 // examined by one fstatat through dir and is its own real location; a
-// symlink is resolved from t's key and then stat'ed through the tree.
+// symlink is examined by linkChild.
 func (p *Provider) child(dir *os.Root, t fsapi.Target, name string) fsapi.DirEntry {
-	own := joinName(t.Key, name)
 	e := fsapi.DirEntry{
 		Name:   name,
 		Type:   fsapi.TypeOther,
-		Target: fsapi.Target{Key: own, DisplayPath: joinName(t.DisplayPath, name)},
+		Target: fsapi.Target{Key: joinName(t.Key, name), DisplayPath: joinName(t.DisplayPath, name)},
 	}
 	fi, err := dir.Lstat(name)
 	if err != nil {
 		return e
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		loc, err := p.walk(t.Key, true, []string{name})
-		if err != nil || !loc.exists {
-			return e
-		}
-		if fi, err = p.tree.stat(loc.real); err != nil {
-			return e
-		}
-		e.Target.Key = loc.real
+		return p.linkChild(t, e)
 	}
+	return withInfo(e, fi)
+}
+
+// linkChild examines e, a child of t that the listing saw as a symlink: it
+// is resolved from t's key (so confinement and [D12] apply) and its real
+// location stat'ed through the tree. A child that cannot be resolved or
+// stat'ed is e as given (TypeOther, keyed by t's key and the raw name).
+func (p *Provider) linkChild(t fsapi.Target, e fsapi.DirEntry) fsapi.DirEntry {
+	loc, err := p.walk(t.Key, true, []string{e.Name})
+	if err != nil || !loc.exists {
+		return e
+	}
+	fi, err := p.tree.stat(loc.real)
+	if err != nil {
+		return e
+	}
+	e.Target.Key = loc.real
+	return withInfo(e, fi)
+}
+
+// withInfo sets e's type, version and (for a file) size from fi.
+func withInfo(e fsapi.DirEntry, fi fs.FileInfo) fsapi.DirEntry {
 	e.Type = typeOf(fi)
 	e.Version = versionOf(fi)
 	if e.Type == fsapi.TypeFile {

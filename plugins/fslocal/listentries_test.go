@@ -32,6 +32,20 @@ func populate(w *workspace) {
 // with ListDir's name, type and target (contract §3.6 [D21]); only symlinks
 // were probed, so only they may carry a version.
 func TestListEntriesAgreesWithListDir(t *testing.T) {
+	forBothListPaths(t, testListEntriesAgreesWithListDir)
+}
+
+// forBothListPaths runs test on ListEntries' openat2 path and, with raw
+// opens disabled, on its os.Root path.
+func forBothListPaths(t *testing.T, test func(t *testing.T)) {
+	t.Run("openat2", test)
+	t.Run("os.Root", func(t *testing.T) {
+		defer fslocal.DisableRawOpen()()
+		test(t)
+	})
+}
+
+func testListEntriesAgreesWithListDir(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		edit []func(*fslocal.Config)
@@ -64,11 +78,28 @@ func TestListEntriesAgreesWithListDir(t *testing.T) {
 }
 
 func TestListEntriesFailsLikeListDir(t *testing.T) {
-	w := newWorkspace(t)
+	forBothListPaths(t, testListEntriesFailsLikeListDir)
+}
+
+func testListEntriesFailsLikeListDir(t *testing.T) {
+	t.Run("unconfined", func(t *testing.T) { listEntriesFailsLikeListDir(t, newWorkspace(t)) })
+	t.Run("confined", func(t *testing.T) { listEntriesFailsLikeListDir(t, newWorkspace(t, confined)) })
+}
+
+func listEntriesFailsLikeListDir(t *testing.T, w *workspace) {
 	w.file("f.txt", "x", 0o644)
-	for _, rel := range []string{"missing", "f.txt"} {
-		_, want := w.p.ListDir(t.Context(), w.target(rel))
-		_, got := w.p.ListEntries(t.Context(), w.target(rel), fsapi.ListOptions{})
+	w.fifo("pipe")
+	w.symlink("dangling", "nowhere")
+	w.symlink("loop", "loop")
+	targets := []fsapi.Target{w.target("missing"), w.target("f.txt"), w.target("pipe"), w.target("dangling")}
+	// A loop and a path through a file do not resolve; their keys are as a
+	// swap after Resolve would leave them.
+	for _, rel := range []string{"loop", "f.txt/x"} {
+		targets = append(targets, fsapi.Target{Key: w.path(rel), DisplayPath: w.path(rel)})
+	}
+	for _, tg := range targets {
+		_, want := w.p.ListDir(t.Context(), tg)
+		_, got := w.p.ListEntries(t.Context(), tg, fsapi.ListOptions{})
 		require.Error(t, got)
 		assert.Equal(t, want.Error(), got.Error())
 		var we, ge *fsapi.Error
@@ -81,6 +112,10 @@ func TestListEntriesFailsLikeListDir(t *testing.T) {
 }
 
 func TestListEntriesOfAManyEntryDirectory(t *testing.T) {
+	forBothListPaths(t, testListEntriesOfAManyEntryDirectory)
+}
+
+func testListEntriesOfAManyEntryDirectory(t *testing.T) {
 	w := newWorkspace(t)
 	for i := range 300 {
 		w.file("big/f"+strconv.Itoa(i), "", 0o644)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
 // permChildEnv marks the unprivileged child run of TestPermissionDenied;
@@ -74,8 +75,14 @@ var permissionCases = []struct {
 	{"list of an unreadable directory", func(t *testing.T, w *workspace) {
 		w.file("noread/x.txt", "x", 0o644)
 		restrict(t, w.path("noread"), 0o300)
-		_, err := w.p.ListDir(context.Background(), w.target("noread"))
-		assertDenied(t, err, `cannot list "%s": permission denied`, w.path("noread"))
+		assertListsDenied(t, w, "noread")
+	}},
+	{"list of a directory that can be read but not searched", func(t *testing.T, w *workspace) {
+		// ListDir opens "." inside it, which needs search permission; the
+		// cheap listing must fail the same way on both of its paths.
+		w.file("nosearch/x.txt", "x", 0o644)
+		restrict(t, w.path("nosearch"), 0o644)
+		assertListsDenied(t, w, "nosearch")
 	}},
 	{"list with an unreachable child lists it as other", func(t *testing.T, w *workspace) {
 		w.file("locked/x.txt", "x", 0o644)
@@ -298,6 +305,19 @@ func restrict(t *testing.T, path string, mode os.FileMode) {
 	t.Helper()
 	require.NoError(t, os.Chmod(path, mode))
 	t.Cleanup(func() { os.Chmod(path, 0o755) })
+}
+
+// assertListsDenied checks that ListDir and both paths of ListEntries
+// (openat2 and os.Root) fail on the directory rel with [D7]'s message.
+func assertListsDenied(t *testing.T, w *workspace, rel string) {
+	t.Helper()
+	_, err := w.p.ListDir(context.Background(), w.target(rel))
+	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
+	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
+	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
+	defer fslocal.DisableRawOpen()()
+	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
+	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
 }
 
 // assertDenied checks a [D7] message and code.

@@ -26,11 +26,25 @@ const rawOpenFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CL
 // reports errNoRawOpen, so Open takes the component-by-component path
 // ([D17]).
 func (t *tree) openRaw(abs string) (int, error) {
+	return t.openRawWith(abs, rawOpenFlags)
+}
+
+// openRawDir is openRaw for a directory: O_DIRECTORY makes anything else
+// fail ENOTDIR without opening it (a FIFO never blocks it either way). It
+// opens abs + "/.", so the directory must grant search permission as well
+// as read, as for ListDir, which opens "." inside it: a directory that can
+// be read but not searched fails EACCES here too.
+func (t *tree) openRawDir(abs string) (int, error) {
+	return t.openRawWith(abs+"/.", rawOpenFlags|unix.O_DIRECTORY)
+}
+
+// openRawWith is openRaw with the open flags given.
+func (t *tree) openRawWith(abs string, flags int) (int, error) {
 	if rawOpenDisabled {
 		return -1, errNoRawOpen
 	}
 	if t.root == nil && len(abs) < longPath {
-		return unix.Open(abs, rawOpenFlags, 0)
+		return unix.Open(abs, flags, 0)
 	}
 	n, err := t.name(abs)
 	if err != nil {
@@ -45,7 +59,7 @@ func (t *tree) openRaw(abs string) (int, error) {
 	if err != nil {
 		return -1, errNoRawOpen
 	}
-	fd, err := unix.Openat2(dirfd, n, &unix.OpenHow{Flags: rawOpenFlags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
+	fd, err := unix.Openat2(dirfd, n, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
 	if errors.Is(err, unix.ENOSYS) {
 		return -1, errNoRawOpen
 	}

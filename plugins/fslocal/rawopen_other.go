@@ -12,6 +12,9 @@ var errNoRawOpen = errors.New("openat2 unavailable")
 // path.
 func (t *tree) openRaw(string) (int, error) { return -1, errNoRawOpen }
 
+// openRawDir is openRaw for a directory, Linux-only as well.
+func (t *tree) openRawDir(string) (int, error) { return -1, errNoRawOpen }
+
 // rawOpenDisabled has no effect here: every open already takes the os.Root
 // path.
 var rawOpenDisabled bool

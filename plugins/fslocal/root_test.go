@@ -224,6 +224,10 @@ func TestConfinementSurvivesASymlinkSwappedInAfterResolve(t *testing.T) {
 			_, err := p.ListDir(context.Background(), fsapi.Target{Key: filepath.Dir(tg.Key), DisplayPath: tg.DisplayPath})
 			return err
 		},
+		"cheap list": func(p *fslocal.Provider, tg fsapi.Target) error {
+			_, err := p.ListEntries(context.Background(), fsapi.Target{Key: filepath.Dir(tg.Key), DisplayPath: tg.DisplayPath}, fsapi.ListOptions{})
+			return err
+		},
 	}
 	links := map[string]func(j *jail) string{
 		"an absolute link": func(j *jail) string { return j.out },

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,12 +48,13 @@ type directCalls struct {
 	jobs chan *directJob // to an idle worker (unbuffered: taken only by one waiting)
 	idle atomic.Int32    // workers waiting on jobs
 
-	inlineHandovers atomic.Int64 // inline calls that outlived inlineGrace
+	inline *inlineWatch // calls run on the reader (runInline)
 }
 
 func newDirectCalls(srv *Server) *directCalls {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]*directCall{}, jobs: make(chan *directJob)}
+	return &directCalls{srv: srv, ctx: ctx, cancel: cancel, running: map[jsonrpc.ID]*directCall{}, jobs: make(chan *directJob),
+		inline: newInlineWatch(ctx.Done())}
 }
 
 // directCall is one direct call until it is answered.
@@ -125,31 +125,15 @@ func (d *directCalls) dispatch(job *directJob) {
 	}
 }
 
-// inlineGrace is how long a call runs on the reading goroutine before
-// another goroutine takes the reading over (runInline).
-const inlineGrace = time.Millisecond
-
 // runInline runs job on the calling goroutine, the connection's reader,
 // and reports whether that goroutine reads on: when job outlives
 // inlineGrace, takeOver starts another reader (so that a cancellation or a
 // further request is read while job runs) and runInline returns false once
 // job is done. Handing every call to a worker cost a wake-up of a second
 // thread per call, about a fifth of a warm list's CPU (issue 10, measured
-// against GOMAXPROCS=1); a short call now costs none.
+// against GOMAXPROCS=1); a short call now costs none (inlineWatch).
 func (d *directCalls) runInline(job *directJob, takeOver func()) (readOn bool) {
-	var claimed atomic.Bool // the reading: by this goroutine again, or by takeOver
-	timer := time.AfterFunc(inlineGrace, func() {
-		if claimed.CompareAndSwap(false, true) {
-			d.inlineHandovers.Add(1)
-			takeOver()
-		}
-	})
-	d.serve(job)
-	if claimed.CompareAndSwap(false, true) {
-		timer.Stop()
-		return true
-	}
-	return false
+	return d.inline.run(func() { d.serve(job) }, takeOver)
 }
 
 // directJob is one direct call.
@@ -300,6 +284,15 @@ const protocolMetaPrefix = "io.modelcontextprotocol/"
 // that hold nothing else but a _meta without per-request protocol fields;
 // ok is false for any other params (the SDK then handles the request).
 func plainCallParams(raw json.RawMessage) (name string, args json.RawMessage, ok bool) {
+	if name, args, ok, decided := scanCallParams(raw); decided {
+		return name, args, ok
+	}
+	return plainCallParamsJSON(raw)
+}
+
+// plainCallParamsJSON is plainCallParams with encoding/json, for the
+// params scanCallParams leaves undecided.
+func plainCallParamsJSON(raw json.RawMessage) (name string, args json.RawMessage, ok bool) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
 		return "", nil, false

@@ -200,7 +200,7 @@ func TestDirectCallsCancelAsTheSDK(t *testing.T) {
 		if direct {
 			// Each wait ran on the reader and outlived inlineGrace: the
 			// reading was handed over, or the cancellation was never read.
-			assert.Equal(t, int64(2), tr.direct.inlineHandovers.Load())
+			assert.Equal(t, int64(2), tr.direct.inline.handovers.Load())
 		}
 		return cancelled, timedOut
 	}

@@ -25,6 +25,8 @@ type callLimits struct {
 	stop   context.Context // cancelled when draining gives up: every call's context ends
 	cancel context.CancelFunc
 
+	deadlines deadlines // each call's call timeout
+
 	running  tracker // calls admitted and not yet answered
 	requests tracker // HTTP POSTs being served (their answers are written before they end)
 }
@@ -97,8 +99,10 @@ func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context)
 		})
 	}
 	l := c.limit.Load()
-	ctx, cancel := context.WithTimeoutCause(ctx, l.timeout, errCallTimeout)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
 	defer cancel()
+	defer c.deadlines.add(time.Now().Add(l.timeout), cancelCause)()
 	defer context.AfterFunc(c.stop, cancel)()
 
 	select {

@@ -113,7 +113,6 @@ func newListPage(displayPath string, children []fsapi.DirEntry, offset float64, 
 	if maxEntries < n-start {
 		end = start + max(maxEntries, 0)
 	}
-	page := make([]listEntry, end-start)
-	copy(page, all[start:end])
+	page := all[start:end:end] // all is this call's own: the page shares it
 	return listPage{Path: displayPath, Offset: first, Entries: page, TotalEntries: n, Counts: counts}, nil
 }

@@ -111,6 +111,7 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 		if err != nil {
 			return readValue{}, err
 		}
+		s.spec.ValidText = true // ReadText returns valid UTF-8 or fails (contract §3.5)
 		s.reserveLines(strings.Count(text, "\n") + 1)
 		s.Write(text)
 	}

@@ -2,10 +2,12 @@ package toolfs
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -311,5 +313,24 @@ func TestConformanceListCalls(t *testing.T) {
 			}
 			assert.Equal(t, c.Expect, got)
 		})
+	}
+}
+
+// lineNumber renders each number as strconv does, with ": " after it and
+// a newline before it when asked, counting up across carries (9, 99, 999
+// ...) and after jumps.
+func TestLineNumberCountsAsItoa(t *testing.T) {
+	var d lineNumber
+	check := func(n int) {
+		t.Helper()
+		if got := string(d.set(n, n%2 == 0)); got != map[bool]string{true: "\n"}[n%2 == 0]+strconv.Itoa(n)+": " {
+			t.Fatalf("set(%d) = %q", n, got)
+		}
+	}
+	for n := 1; n <= 12000; n++ {
+		check(n)
+	}
+	for _, n := range []int{5, 6, 99, 100, 101, 7, 999999, 1000000, 1000001, 0, 1, math.MaxInt - 1, math.MaxInt, 3} {
+		check(n)
 	}
 }

@@ -55,6 +55,10 @@ type windowSpec struct {
 	// a line that comes whole in one chunk is then kept as a piece of it,
 	// without a copy. A read of a small file, one string, is.
 	StableChunks bool
+	// ValidText says the text is valid UTF-8 (a provider's ReadText
+	// checked it whole), so a line that comes whole in one chunk needs no
+	// check of its own.
+	ValidText bool
 }
 
 // firstLine returns s.Offset as a line number, clamped to math.MaxInt.
@@ -165,7 +169,7 @@ func (s *lineScanner) Write(chunk string) {
 		if i > 0 {
 			s.open = true
 		}
-		if len(s.kept) == 0 && s.npend == 0 && !s.overflow && i <= s.spec.MaxLineLength && utf8.ValidString(chunk[:i]) {
+		if len(s.kept) == 0 && s.npend == 0 && !s.overflow && i <= s.spec.MaxLineLength && (s.spec.ValidText || utf8.ValidString(chunk[:i])) {
 			// The whole line is in this chunk, valid and short enough that
 			// it cannot be truncated (a UTF-16 unit takes at least a byte):
 			// it is collected as it is, without going through kept.

@@ -371,6 +371,12 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	require.Equal(t, want, again, "with room reserved for the lines")
 	again, _ = scanText(bytewise, stable)
 	require.Equal(t, want, again, "pieces of stable one-byte chunks")
+	if utf8.ValidString(text) {
+		valid := stable
+		valid.ValidText = true
+		again, _ = scanText([]string{text}, valid)
+		require.Equal(t, want, again, "text known to be valid")
+	}
 	for _, parts := range [][]string{bytewise, splitAt(text, randomCuts(r, text, 6))} {
 		counted, ok := scanTaking(parts, spec)
 		require.Equal(t, wantOK, ok, "in range when the rest is counted, chunking %q", parts)
