@@ -13,12 +13,15 @@ import (
 // into exactly the message jsonrpc.DecodeMessage returns for it, with
 // scanRequest or else in one pass of the standard decoder: the SDK's
 // decoder allocated 64 KB and took about 60 µs per message, more than a
-// small tool call's own work (issue 10). ok is false for any other line, which decodeLine then reads as
-// before: a key other than jsonrpc, id, method and params (keys compare
-// exactly, as the SDK's do), a version other than "2.0", a method that is
-// not a plain non-empty string, an id that is not a plain string or an
-// integer, null params, or more than 1,000 brackets (the SDK's depth
-// bound). decode_test.go compares the two on every line it is given.
+// small tool call's own work (issue 10). ok is false for any other line,
+// which decodeLine then reads as before: a key other than jsonrpc, id,
+// method and params (keys compare exactly, as the SDK's do), a version
+// other than "2.0", a method that is not a plain non-empty string, an id
+// that is not a plain string or an integer, null params, or (guarding the
+// SDK's depth bound) more than 1,000 brackets, unless scanRequest finds
+// them nested no deeper than maxScanDepth (brackets inside strings, as in
+// a source file's content, count for the guard but not for the nesting).
+// decode_test.go compares the two on every line it is given.
 func decodeRequest(line []byte) (req *jsonrpc.Request, ok bool) {
 	if req, ok := scanRequest(line); ok {
 		return req, true
