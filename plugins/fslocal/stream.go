@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"iter"
+	"os"
 	"unicode/utf8"
 
 	"github.com/dsh-go/dsh/internal/eol"
@@ -27,9 +28,7 @@ import (
 // aborted`, checked before every read; FS_NOT_TEXT; FS_PERMISSION_DENIED;
 // uncoded I/O errors) are yielded as the last pair, with an empty chunk.
 //
-// Memory: one 64 KiB buffer, whatever the file size (on Linux a file of
-// mapMinSize bytes or more is mapped one mapWindow at a time instead: see
-// mapping.scan); each chunk is a fresh
+// Memory: one 64 KiB buffer, whatever the file size; each chunk is a fresh
 // string the caller may keep (so the bytes allocated over a whole iteration
 // equal the file size, while the live memory stays one buffer plus the
 // chunks the caller retains). [Provider.StreamBytes] avoids that copy.
@@ -53,7 +52,7 @@ func (p *Provider) StreamText(ctx context.Context, t fsapi.Target) (iter.Seq2[st
 
 // StreamBytes is StreamText without the copy per chunk (the
 // [fsapi.ByteStreamer] capability): the same checks, errors and chunks, but
-// each chunk aliases the stream's buffer (or mapping) and is valid only until
+// each chunk aliases the stream's buffer and is valid only until
 // the next iteration step, as bufio.Scanner.Bytes is. A caller that keeps
 // any of it must copy it. A scan of any file size then allocates one buffer
 // per iteration and nothing per chunk. Contract §3.5.
@@ -87,12 +86,10 @@ func scanSeq(scan func(consume func([]byte) bool) error) iter.Seq2[[]byte, error
 // ScanText is the [fsapi.TextScanner] capability: StreamBytes's checks,
 // errors and chunks, handed to consume until it returns false; the rest of
 // the file is then still read to its end and checked (strict UTF-8, the
-// context; contract §3.5), and only its LF bytes are counted. On Linux the
-// rest of a mapped file (mapMinSize bytes or more) is checked and counted
-// by up to GOMAXPROCS goroutines (at most 4), one mapped 2 MiB unit each at
-// a time (see mapping.countRest), so idle cores share the count, with one
-// unit of the file resident per goroutine. Otherwise the rest is counted
-// over the stream's chunks.
+// context; contract §3.5), and only its LF bytes are counted. The rest is
+// checked and counted by up to GOMAXPROCS goroutines (at most 4), each
+// reading one 2 MiB unit at a time through its own 256 KiB buffer (see
+// countRest), so idle cores share the count.
 func (p *Provider) ScanText(ctx context.Context, t fsapi.Target, consume func(chunk []byte) (more bool)) (fsapi.TextRest, error) {
 	if err := p.streamChecks(ctx, t); err != nil {
 		return fsapi.TextRest{}, err
@@ -121,8 +118,8 @@ func (p *Provider) streamChecks(ctx context.Context, t fsapi.Target) error {
 }
 
 // scanFile opens t and hands its text to consume in chunks (aliasing the
-// buffer or mapping, valid until consume returns) until consume returns
-// false. With count, the rest is then checked and counted into the result;
+// buffer, valid until consume returns) until consume returns false. With
+// count, the rest is then checked and counted into the result (countRest);
 // without, the scan ends there. Errors are coded as StreamBytes's. The file
 // is closed before scanFile returns.
 func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
@@ -134,29 +131,31 @@ func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, count bool, con
 		return fsapi.TextRest{}, err
 	}
 	defer f.Close()
-	if fi.Size() >= mapMinSize {
-		if rest, ok, err := scanMapped(ctx, f, fi.Size(), t.DisplayPath, count, consume); ok {
-			if err != nil {
-				return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
-			}
-			return rest, nil
-		}
-	}
-	var rest fsapi.TextRest
-	taking := true
-	for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
-		switch {
-		case err != nil:
-			return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
-		case taking:
-			if taking = consume(chunk); !taking && !count {
-				return fsapi.TextRest{}, nil
-			}
-		default:
-			rest.Count(chunk)
-		}
+	rest, err := scanOpen(ctx, f, fi.Size(), t.DisplayPath, count, consume)
+	if err != nil {
+		return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
 	}
 	return rest, nil
+}
+
+// scanOpen is scanFile on the open file f, whose size was size bytes when
+// it was opened; errors are not coded. The window is read in order
+// (decodeText); the rest, when consume stops and count is set, is counted
+// from the first byte consume was not given (countRest).
+func scanOpen(ctx context.Context, f *os.File, size int64, display string, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
+	var end int64
+	for chunk, err := range decodeText(ctx, f, display, &end) {
+		if err != nil {
+			return fsapi.TextRest{}, err
+		}
+		if !consume(chunk) {
+			if !count {
+				return fsapi.TextRest{}, nil
+			}
+			return countRest(ctx, f, end, size, display)
+		}
+	}
+	return fsapi.TextRest{}, nil
 }
 
 // decodeText reads r in chunks of up to chunkSize bytes and yields the text
@@ -165,8 +164,10 @@ func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, count bool, con
 // decoding), strict UTF-8 with sequences split across reads carried over, one
 // leading BOM removed, ctx checked before every read. A yielded slice aliases
 // the decoder's buffer and is valid only until the next step. After an error
-// nothing more is yielded.
-func decodeText(ctx context.Context, r io.Reader, display string) iter.Seq2[[]byte, error] {
+// nothing more is yielded. When end is not nil, it is set before each yield
+// to the offset in r's bytes just past the yielded slice (a character start:
+// where the rest of the text begins).
+func decodeText(ctx context.Context, r io.Reader, display string, end *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		buf := make([]byte, chunkSize)
 		held := 0  // bytes in buf not yet yielded (a carried partial sequence, or unsniffed bytes)
@@ -204,6 +205,9 @@ func decodeText(ctx context.Context, r io.Reader, display string) iter.Seq2[[]by
 			if !started {
 				started = true
 				out = bytes.TrimPrefix(out, []byte(eol.BOM))
+			}
+			if end != nil {
+				*end = int64(total - (held - cut))
 			}
 			if len(out) > 0 && !yield(out, nil) {
 				return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -38,15 +39,40 @@ func stopAfter(n int) func(taken int) bool {
 	return func(taken int) bool { return n >= 0 && taken >= n }
 }
 
-// scanRaw maps raw and scans it with counting, under ctx, with a consumer
-// that copies what it takes and stops when stop says so, with GOMAXPROCS
-// set to procs. It returns the text taken, the counted rest and the error.
+// mixedText is n bytes or more of lines mixing ASCII and 2-, 3- and 4-byte
+// characters, so read and unit boundaries fall inside characters.
+func mixedText(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString("line é€😀 ")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// openRaw writes raw to a file and returns it open (closed when the test
+// ends) and its path.
+func openRaw(t *testing.T, raw []byte) (*os.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.txt")
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f, path
+}
+
+// scanRaw scans a file holding raw with counting (scanOpen), under ctx,
+// with a consumer that copies what it takes and stops when stop says so,
+// with GOMAXPROCS set to procs. It returns the text taken, the counted rest
+// and the error.
 func scanRaw(t *testing.T, ctx context.Context, raw []byte, procs int, stop func(taken int) bool) (string, fsapi.TextRest, error) {
 	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	m, _ := mapRaw(t, string(raw))
+	f, _ := openRaw(t, raw)
 	var taken strings.Builder
-	rest, err := m.scan(ctx, true, func(c []byte) bool {
+	rest, err := scanOpen(ctx, f, int64(len(raw)), "/f", true, func(c []byte) bool {
 		require.True(t, utf8.Valid(c), "a chunk is valid UTF-8")
 		taken.Write(c)
 		return !stop(taken.Len())
@@ -65,7 +91,7 @@ func restOf(raw []byte, taken string) fsapi.TextRest {
 	return want
 }
 
-// The rest of a mapped file is checked and counted in parallel units with
+// The rest of a file is checked and counted in parallel units with
 // the outcome of a sequential stream: the same counts, and invalid UTF-8
 // found wherever it is, whatever falls on a unit boundary (contract §3.5,
 // §6.7.3).
@@ -86,8 +112,11 @@ func TestCountRestEqualsTheSequentialOutcome(t *testing.T) {
 		{"characters ending and starting at a unit boundary", put(put(asciiLines(size), u-4, "😀"), 2*u, "😀"), true},
 		{"the last character starts in the unit before the last", put(asciiLines(4*u+1), 4*u-1, "é"), true},
 		{"a 3-byte last character across the last boundary", put(asciiLines(4*u+2), 4*u-1, "€"), true},
-		{"a rest shorter than one unit", asciiLines(mapMinSize + 100), true},
-		{"a file of exactly one window", asciiLines(mapWindow), true},
+		{"a rest shorter than one unit", asciiLines(countUnit/2 + 100), true},
+		{"a file of exactly two units", asciiLines(2 * countUnit), true},
+		{"a file shorter than one read", asciiLines(countChunk / 3), true},
+		{"mixed characters across reads and units", []byte(mixedText(3*countUnit + 77)), true},
+		{"mixed characters, then invalid UTF-8 in the last unit", []byte(mixedText(3*countUnit) + "\xFF"), false},
 		{"a BOM, then text", put(asciiLines(size), 0, "\xEF\xBB\xBF"), true},
 		{"invalid UTF-8 in the last unit only", put(asciiLines(size), -5, "\xFF"), false},
 		{"invalid UTF-8 in the first unit of the rest only", put(asciiLines(size), 70_000, "\xC0\xAF"), false},
@@ -106,7 +135,7 @@ func TestCountRestEqualsTheSequentialOutcome(t *testing.T) {
 		}
 		require.Equal(t, tc.valid, utf8.Valid(body), "%s: the case is built as intended", tc.name)
 		for _, procs := range []int{1, 4} {
-			for _, stop := range []int{1, mapWindow + 10} {
+			for _, stop := range []int{1, chunkSize + 10, countUnit + 10} {
 				name := tc.name + "/procs " + strconv.Itoa(procs) + "/stop at " + strconv.Itoa(stop)
 				t.Run(name, func(t *testing.T) {
 					taken, rest, err := scanRaw(t, context.Background(), tc.raw, procs, stopAfter(stop))
@@ -126,7 +155,7 @@ func TestCountRestEqualsTheSequentialOutcome(t *testing.T) {
 // A consumer that stops on the last chunk, or never stops, leaves an empty
 // rest; nothing is counted twice.
 func TestCountRestOfNothing(t *testing.T) {
-	raw := put(asciiLines(mapWindow+countUnit+7), -1, "x")
+	raw := put(asciiLines(2*countUnit+7), -1, "x")
 	taken, rest, err := scanRaw(t, context.Background(), raw, 2, stopAfter(len(raw)))
 	require.NoError(t, err)
 	assert.Equal(t, string(raw), taken)
@@ -138,15 +167,15 @@ func TestCountRestOfNothing(t *testing.T) {
 	assert.Equal(t, fsapi.TextRest{}, rest, "never stopped")
 }
 
-// A file truncated while its rest is counted fails the scan with
-// errChangedWhileRead: every counting goroutine turns the fault of a page
-// past the new end into an error, and the process survives.
-func TestCountRestSurvivesTruncation(t *testing.T) {
-	for _, newSize := range []int64{0, 2*countUnit + 100, 3 * countUnit} {
+// A file truncated before its rest is counted fails the scan with
+// errChangedWhileRead, whichever unit's read finds the new end.
+func TestCountRestFindsTruncation(t *testing.T) {
+	for _, newSize := range []int64{0, 2*countUnit + 100, 3 * countUnit, 5*countUnit - 1} {
 		t.Run("truncated to "+strconv.FormatInt(newSize, 10), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-			m, path := mapRaw(t, string(asciiLines(5*countUnit)))
-			_, err := m.scan(context.Background(), true, func([]byte) bool {
+			raw := asciiLines(5 * countUnit)
+			f, path := openRaw(t, raw)
+			_, err := scanOpen(context.Background(), f, int64(len(raw)), "/f", true, func([]byte) bool {
 				require.NoError(t, os.Truncate(path, newSize))
 				return false
 			})
@@ -161,8 +190,9 @@ func TestCountRestAborts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	m, _ := mapRaw(t, string(asciiLines(5*countUnit)))
-	_, err := m.scan(ctx, true, func([]byte) bool {
+	raw := asciiLines(5 * countUnit)
+	f, _ := openRaw(t, raw)
+	_, err := scanOpen(ctx, f, int64(len(raw)), "/f", true, func([]byte) bool {
 		cancel()
 		return false
 	})
