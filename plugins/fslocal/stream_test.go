@@ -79,7 +79,7 @@ func TestStreamBytesEqualsReadText(t *testing.T) {
 }
 
 // largeText is 9 MiB of CRLF lines mixing 1- to 4-byte characters after a
-// BOM: large enough to be mapped (Linux) over several windows and units.
+// BOM: large enough for several reads of the window and units of the rest.
 func largeText() string {
 	var b strings.Builder
 	b.WriteString("\uFEFF")
@@ -221,8 +221,8 @@ func TestScanTextEqualsReadText(t *testing.T) {
 	assert.EqualError(t, err, `cannot read "`+w.path("missing")+`": not found`)
 }
 
-// The same for files large enough to be mapped (Linux), whose rest is
-// counted in parallel: CRLF lines of mixed characters, with and without a
+// The same for files large enough that their rest is counted in parallel
+// units: CRLF lines of mixed characters, with and without a
 // final LF, and an invalid byte near the end.
 func TestScanTextOfALargeFileEqualsReadText(t *testing.T) {
 	w := newWorkspace(t)
