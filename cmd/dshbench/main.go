@@ -21,8 +21,11 @@
 //     peak RSS of writing 5 bytes over a 1 GB file.
 //
 // -quick leaves out the 200 MB and 1 GB fixtures; -only sessions or -only
-// processes runs one half; -dshhost BINARY measures a given binary. docs/benchmarks.md
-// explains the figures and the goals they are checked against.
+// processes runs one half; -only startup (never part of the default run)
+// attributes the start-up of `dshhost call read` to the packages dshhost
+// links, with hello-world programs that blank-import more and more of them;
+// -dshhost BINARY measures a given binary. docs/benchmarks.md explains the
+// figures and the goals they are checked against.
 package main
 
 import (
@@ -40,7 +43,7 @@ func main() {
 	n := flag.Int("n", 200, "calls per measured series (edits: n/10)")
 	quick := flag.Bool("quick", false, "leave out the 200 MB and 1 GB fixtures")
 	keep := flag.Bool("keep", false, "keep the temporary directory")
-	only := flag.String("only", "", "comma-separated parts to run: sessions, processes (empty: both)")
+	only := flag.String("only", "", "comma-separated parts to run: sessions, processes, startup (empty: sessions and processes; startup runs only when named)")
 	dshhost := flag.String("dshhost", "", "a dshhost binary to measure instead of building one")
 	flag.Parse()
 
@@ -69,6 +72,9 @@ func main() {
 	}
 	if *only == "" || strings.Contains(*only, "processes") {
 		b.processes()
+	}
+	if strings.Contains(*only, "startup") {
+		b.startup()
 	}
 	b.report()
 }
