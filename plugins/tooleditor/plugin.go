@@ -44,12 +44,12 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 // read-only; a view may run in parallel, every other call is exclusive.
 func (e *editor) tool() tools.Tool {
 	return tools.Tool{
-		Name: ToolName, Description: e.cfg.Description, Parameters: json.RawMessage(parameters),
-		Output: json.RawMessage(output), Destructive: true, Execute: e.execute,
+		Name: ToolName, Description: e.cfg.Description, Parameters: parametersJSON,
+		Output: outputJSON, Destructive: true, Execute: e.execute,
 		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(result).text)} },
 		// The value's JSON form is the summary {command, path} (editor.md
 		// §4.4, contract §5.4a).
-		Summary: func(_ tools.Args, v any) any { return v }, SummarySchema: json.RawMessage(output),
+		Summary: func(_ tools.Args, v any) any { return v }, SummarySchema: outputJSON,
 		Meta: resultMeta,
 		ConcurrencySafe: func(args tools.Args) bool {
 			cmd, _ := args.String("command")
@@ -99,3 +99,10 @@ func (e *editor) execute(ctx context.Context, args tools.Args, exec *tools.Exec)
 }
 
 var _ tools.OutputChecker = result{}
+
+// The schemas as JSON values, converted once and statically, as in toolfs:
+// no copies at each registration. Nothing may write to them.
+var (
+	outputJSON     = json.RawMessage(output)
+	parametersJSON = json.RawMessage(parameters)
+)

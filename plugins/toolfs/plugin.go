@@ -70,18 +70,18 @@ func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
 func (ts *toolset) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
-		{Name: "list", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: json.RawMessage(listParameters),
-			Output: json.RawMessage(listOutput), ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue),
-			Summary: summarizeList, SummarySchema: json.RawMessage(listSummarySchema), ConcurrencySafe: always},
+		{Name: "list", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: listParametersJSON,
+			Output: listOutputJSON, ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue),
+			Summary: summarizeList, SummarySchema: listSummarySchemaJSON, ConcurrencySafe: always},
 		{Name: "read", Description: readDescription, Parameters: readParameters(ts.cfg.ReadLimit),
-			Output: json.RawMessage(readOutput), ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
-			Summary: ts.summarizeRead, SummarySchema: json.RawMessage(readSummarySchema), ConcurrencySafe: always},
-		{Name: "write", Description: writeDescription, Parameters: json.RawMessage(writeParameters),
-			Output: json.RawMessage(writeOutput), Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
-			Summary: summarizeWrite, SummarySchema: json.RawMessage(writeSummarySchema), Meta: ts.writeMeta},
-		{Name: "edit", Description: editDescription, Parameters: json.RawMessage(editParameters),
-			Output: json.RawMessage(editOutput), Destructive: true, Execute: ts.edit, Render: renderEditResult,
-			Summary: summarizeEdit, SummarySchema: json.RawMessage(editSummarySchema), Meta: ts.editMeta},
+			Output: readOutputJSON, ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
+			Summary: ts.summarizeRead, SummarySchema: readSummarySchemaJSON, ConcurrencySafe: always},
+		{Name: "write", Description: writeDescription, Parameters: writeParametersJSON,
+			Output: writeOutputJSON, Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
+			Summary: summarizeWrite, SummarySchema: writeSummarySchemaJSON, Meta: ts.writeMeta},
+		{Name: "edit", Description: editDescription, Parameters: editParametersJSON,
+			Output: editOutputJSON, Destructive: true, Execute: ts.edit, Render: renderEditResult,
+			Summary: summarizeEdit, SummarySchema: editSummarySchemaJSON, Meta: ts.editMeta},
 	}
 }
 
@@ -89,3 +89,22 @@ func (ts *toolset) tools() []tools.Tool {
 func textOf(render func(value any) string) func(tools.Args, any) []tools.Block {
 	return func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(render(v))} }
 }
+
+// The schemas as JSON values, converted once, statically: a conversion in
+// tools() copied each one at every registration, and the copies, all of
+// different sizes, each took a fresh heap span; a one-shot `dshhost call`
+// paid for those in page faults (docs/benchmarks.md, issue 10). They are
+// shared by every registration: nothing may write to them.
+var (
+	editOutputJSON         = json.RawMessage(editOutput)
+	editParametersJSON     = json.RawMessage(editParameters)
+	editSummarySchemaJSON  = json.RawMessage(editSummarySchema)
+	listOutputJSON         = json.RawMessage(listOutput)
+	listParametersJSON     = json.RawMessage(listParameters)
+	listSummarySchemaJSON  = json.RawMessage(listSummarySchema)
+	readOutputJSON         = json.RawMessage(readOutput)
+	readSummarySchemaJSON  = json.RawMessage(readSummarySchema)
+	writeOutputJSON        = json.RawMessage(writeOutput)
+	writeParametersJSON    = json.RawMessage(writeParameters)
+	writeSummarySchemaJSON = json.RawMessage(writeSummarySchema)
+)

@@ -46,12 +46,12 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 func (se *searcher) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
-		{Name: "glob", Description: globDescription(se.cfg.GlobMaxResults), Parameters: json.RawMessage(globParameters),
-			Output: json.RawMessage(globOutput), ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob),
-			Summary: summarizeGlob, SummarySchema: json.RawMessage(globSummarySchema), ConcurrencySafe: always},
-		{Name: "grep", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: json.RawMessage(grepParameters),
-			Output: json.RawMessage(grepOutput), ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep),
-			Summary: summarizeGrep, SummarySchema: json.RawMessage(grepSummarySchema), ConcurrencySafe: always},
+		{Name: "glob", Description: globDescription(se.cfg.GlobMaxResults), Parameters: globParametersJSON,
+			Output: globOutputJSON, ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob),
+			Summary: summarizeGlob, SummarySchema: globSummarySchemaJSON, ConcurrencySafe: always},
+		{Name: "grep", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: grepParametersJSON,
+			Output: grepOutputJSON, ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep),
+			Summary: summarizeGrep, SummarySchema: grepSummarySchemaJSON, ConcurrencySafe: always},
 	}
 }
 
@@ -59,3 +59,14 @@ func (se *searcher) tools() []tools.Tool {
 func textOf[V any](render func(V) string) func(tools.Args, any) []tools.Block {
 	return func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(render(v.(V)))} }
 }
+
+// The schemas as JSON values, converted once and statically, as in toolfs:
+// no copies at each registration. Nothing may write to them.
+var (
+	globOutputJSON        = json.RawMessage(globOutput)
+	globParametersJSON    = json.RawMessage(globParameters)
+	globSummarySchemaJSON = json.RawMessage(globSummarySchema)
+	grepOutputJSON        = json.RawMessage(grepOutput)
+	grepParametersJSON    = json.RawMessage(grepParameters)
+	grepSummarySchemaJSON = json.RawMessage(grepSummarySchema)
+)
