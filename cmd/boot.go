@@ -71,6 +71,9 @@ func (c *common) applyPolicy(dep *config.Deployment) error {
 	return nil
 }
 
+// shutdownTimeout bounds a command's whole teardown (host.WithShutdownTimeout).
+const shutdownTimeout = 30 * time.Second
+
 // runtime is a booted deployment.
 type runtime struct {
 	host *host.Host
@@ -85,7 +88,7 @@ type runtime struct {
 // together with the runtime, so `plugins` can still show each instance; the
 // caller closes it.
 func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
-	h := host.New(host.WithLogger(log))
+	h := host.New(host.WithLogger(log), host.WithShutdownTimeout(shutdownTimeout))
 	listed := false
 	for _, e := range dep.Entries {
 		if e.Name == tools.Plugin.Name() {
@@ -117,11 +120,10 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 	return rt, nil
 }
 
-// shutdown disposes every plugin, logging disposer failures.
+// shutdown disposes every plugin, logging disposer failures; the host bounds
+// it by shutdownTimeout.
 func shutdown(h *host.Host, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := h.Shutdown(ctx); err != nil {
+	if err := h.Shutdown(context.Background()); err != nil {
 		log.Error("shutdown", "err", err)
 	}
 }
