@@ -8,7 +8,7 @@ func SetRewriteHook(hook func(step string) error) (restore func()) {
 	return func() { rewriteHook = old }
 }
 
-// DisableRawOpen makes every openat2 shortcut (Open, ListEntries) take its
+// DisableRawOpen makes every openat2 shortcut (Open, ReadText, ListEntries) take its
 // os.Root path, as on a kernel without openat2, and returns a function that
 // restores it.
 func DisableRawOpen() (restore func()) {

@@ -29,43 +29,54 @@ func (p *Provider) Open(ctx context.Context, t fsapi.Target) (io.ReadCloser, err
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("read", err)
 	}
+	r, _, err := p.openRead(ctx, t)
+	return r, err
+}
+
+// openRead opens the regular file t for reading as Open does and also
+// returns its size in bytes when it was opened, for ReadText's buffer. The
+// raw descriptor never joins the runtime's poller, whose set-up on a
+// process's first *os.File (epoll_create1, eventfd2, epoll_ctl) was a tenth
+// of a one-shot `dshhost call read` of a small file.
+func (p *Provider) openRead(ctx context.Context, t fsapi.Target) (io.ReadCloser, int64, error) {
 	fd, err := p.tree.openRaw(t.Key)
 	switch {
 	case err == nil:
 	case errors.Is(err, errNoRawOpen), errors.Is(err, unix.ELOOP):
 		// No openat2, or a dangling link as the key: the general path.
-		f, _, err := p.openRegular(ctx, t, "read")
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return p.openGeneral(ctx, t)
 	case absent(err):
-		return nil, fsapi.ErrNotFound("read", t.DisplayPath, err)
+		return nil, 0, fsapi.ErrNotFound("read", t.DisplayPath, err)
 	case errors.Is(err, unix.EXDEV) || escapes(err):
-		return nil, fsapi.ErrOutsideWorkspace(t.DisplayPath, err)
+		return nil, 0, fsapi.ErrOutsideWorkspace(t.DisplayPath, err)
 	default:
-		return nil, coded("read", t.DisplayPath, err)
+		return nil, 0, coded("read", t.DisplayPath, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return nil, coded("read", t.DisplayPath, err)
+		return nil, 0, coded("read", t.DisplayPath, err)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
+		return nil, 0, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
 	if copyPending(t.Key) {
 		// A killed in-place rewrite left a copy: the general path finishes
 		// it or fails, and never serves bytes it may have torn ([D9+]).
 		unix.Close(fd)
-		f, _, err := p.openRegular(ctx, t, "read")
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return p.openGeneral(ctx, t)
 	}
-	return rawFile(fd), nil
+	return rawFile(fd), st.Size, nil
+}
+
+// openGeneral is openRead through os.Root, a component at a time.
+func (p *Provider) openGeneral(ctx context.Context, t fsapi.Target) (io.ReadCloser, int64, error) {
+	f, fi, err := p.openRegular(ctx, t, "read")
+	if err != nil {
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
 }
 
 // rawFile is an open regular file read with plain read(2) calls: no poller

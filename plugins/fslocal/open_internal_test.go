@@ -37,3 +37,34 @@ func TestOpenWithoutOpenat2(t *testing.T) {
 	_, err = p.Open(context.Background(), d)
 	assert.EqualError(t, err, `cannot read "`+w+`/d": not a regular file`)
 }
+
+// The root's raw descriptor is the directory the os.Root handle holds: when
+// the root's path names another directory by the time it is first needed
+// (the workspace moved and a new one made in its place), reads stay in the
+// held one, through the os.Root path, as before the raw descriptor.
+func TestRootFDIsTheHeldDirectory(t *testing.T) {
+	parent, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	w := filepath.Join(parent, "ws")
+	require.NoError(t, os.Mkdir(w, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("held\n"), 0o644))
+	p, err := New(Config{Cwd: w, Root: w})
+	require.NoError(t, err)
+	defer p.Close()
+
+	require.NoError(t, os.Rename(w, filepath.Join(parent, "moved")))
+	require.NoError(t, os.Mkdir(w, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("impostor\n"), 0o644))
+
+	_, err = p.tree.rootFD()
+	assert.ErrorIs(t, err, errNoRawOpen, "the path now names another directory")
+	tg := fsapi.Target{Key: filepath.Join(w, "a.txt"), DisplayPath: "a.txt"}
+	text, err := p.ReadText(context.Background(), tg)
+	require.NoError(t, err)
+	assert.Equal(t, "held\n", text)
+	rc, err := p.Open(context.Background(), tg)
+	require.NoError(t, err)
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	assert.Equal(t, "held\n", string(got))
+}

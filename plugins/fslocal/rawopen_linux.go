@@ -2,6 +2,8 @@ package fslocal
 
 import (
 	"errors"
+	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,4 +66,44 @@ func (t *tree) openRawWith(abs string, flags int) (int, error) {
 		return -1, errNoRawOpen
 	}
 	return fd, err
+}
+
+// rootFD returns a descriptor of the root directory, opened on first use and
+// kept until close. Opens relative to it must stay beneath it (openat2
+// RESOLVE_BENEATH).
+func (t *tree) rootFD() (int, error) {
+	t.dirOnce.Do(func() { t.dirFD, t.dirErr = openRootDir(t.root, t.base) })
+	if t.dirErr != nil {
+		return -1, t.dirErr
+	}
+	return t.dirFD, nil
+}
+
+// openRootDir opens the directory the root handle holds as a plain
+// descriptor: an open of its canonical path, kept only if it is that very
+// directory (same device and inode as the handle's "."), else errNoRawOpen
+// (a rename or a swapped-in link since: the os.Root path serves). An
+// *os.File of it, as root.Open(".") gives, joins the runtime's poller,
+// whose set-up (epoll_create1, eventfd2, epoll_ctl, and fcntl to and from
+// O_NONBLOCK, twice) was most of the system calls a one-shot `dshhost call`
+// made of its own.
+func openRootDir(root *os.Root, base string) (int, error) {
+	fd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	fi, err := root.Stat(".")
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if held, ok := fi.Sys().(*syscall.Stat_t); !ok || held.Dev != st.Dev || held.Ino != st.Ino {
+		unix.Close(fd)
+		return -1, errNoRawOpen
+	}
+	return fd, nil
 }

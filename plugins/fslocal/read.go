@@ -41,12 +41,12 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", fsapi.ErrAborted("read", err)
 	}
-	f, fi, err := p.openRegular(ctx, t, "read")
+	f, size, err := p.openRead(ctx, t)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	text, err := readAll(ctx, f, fi.Size(), "read")
+	text, err := readAll(ctx, f, size, "read")
 	if err != nil {
 		return "", coded("read", t.DisplayPath, err)
 	}

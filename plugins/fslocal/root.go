@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // tree is where every file operation after Resolve happens (contract
@@ -24,19 +25,8 @@ type tree struct {
 	base string   // canonical root path; "" when confinement is off
 
 	dirOnce sync.Once
-	dir     *os.File // the root directory, opened on first use by rootFD
+	dirFD   int // the root directory's descriptor, opened on first use by rootFD (Linux); 0 until then
 	dirErr  error
-}
-
-// rootFD returns a descriptor of the root directory, opened through the
-// root handle on first use and kept until close. Opens relative to it must
-// stay beneath it (openat2 RESOLVE_BENEATH).
-func (t *tree) rootFD() (int, error) {
-	t.dirOnce.Do(func() { t.dir, t.dirErr = t.root.Open(".") })
-	if t.dirErr != nil {
-		return -1, t.dirErr
-	}
-	return int(t.dir.Fd()), nil
 }
 
 // inside reports whether the absolute, clean path p is base or lies under
@@ -247,8 +237,8 @@ func (t *tree) close() error {
 		return nil
 	}
 	t.dirOnce.Do(func() {}) // no rootFD after close
-	if t.dir != nil {
-		t.dir.Close()
+	if t.dirFD > 0 {
+		syscall.Close(t.dirFD)
 	}
 	return t.root.Close()
 }
