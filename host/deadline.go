@@ -11,8 +11,8 @@ import (
 // for Done, or for AfterFunc). Until then Err compares the clock with the
 // deadline. It is what an apply gets for its load timeout (host §2.1) and an
 // InlineEffect for its dispose timeout: almost none of them ever wait on
-// their ctx, and a timer armed for each woke a second thread of a one-shot
-// `dshhost call` every time (about 5% of its run; docs/benchmarks.md).
+// their ctx, and each timer armed for them could wake a second thread of a
+// one-shot `dshhost call` (docs/benchmarks.md, "Fifth stop").
 //
 // It behaves as context.WithDeadline(parent, deadline) would: Deadline is
 // the earlier of the two; Err is the parent's error, context.Canceled after

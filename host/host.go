@@ -58,8 +58,8 @@ func WithLoadTimeout(d time.Duration) Option { return func(h *Host) { h.loadTime
 // Shutdown stops waiting as if its ctx had ended. The bound's timer starts
 // only if a disposer waits on its ctx (deadline.go): a teardown that never
 // waits, such as a one-shot `dshhost call`'s, starts none, where a
-// context.WithTimeout woke a second thread and cost 3% of that call
-// (docs/benchmarks.md). Default 0: only ctx bounds it.
+// context.WithTimeout of the caller's starts one, which can wake a second
+// thread (docs/benchmarks.md, "Fifth stop"). Default 0: only ctx bounds it.
 func WithShutdownTimeout(d time.Duration) Option { return func(h *Host) { h.shutdownTimeout = d } }
 
 // New returns a running host with an ACTIVE root scope and no plugins.

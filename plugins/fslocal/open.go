@@ -36,8 +36,10 @@ func (p *Provider) Open(ctx context.Context, t fsapi.Target) (io.ReadCloser, err
 // openRead opens the regular file t for reading as Open does and also
 // returns its size in bytes when it was opened, for ReadText's buffer. The
 // raw descriptor never joins the runtime's poller, whose set-up on a
-// process's first *os.File (epoll_create1, eventfd2, epoll_ctl) was a tenth
-// of a one-shot `dshhost call read` of a small file.
+// process's first *os.File (epoll_create1, eventfd2, epoll_ctl) was a sixth
+// of the samples of a one-shot `dshhost call read`'s tool body (perf, 200
+// runs; docs/benchmarks.md, "Fifth stop"), and which a regular file never
+// uses.
 func (p *Provider) openRead(ctx context.Context, t fsapi.Target) (io.ReadCloser, int64, error) {
 	fd, err := p.tree.openRaw(t.Key)
 	switch {

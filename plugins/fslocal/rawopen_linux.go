@@ -85,8 +85,8 @@ func (t *tree) rootFD() (int, error) {
 // (a rename or a swapped-in link since: the os.Root path serves). An
 // *os.File of it, as root.Open(".") gives, joins the runtime's poller,
 // whose set-up (epoll_create1, eventfd2, epoll_ctl, and fcntl to and from
-// O_NONBLOCK, twice) was most of the system calls a one-shot `dshhost call`
-// made of its own.
+// O_NONBLOCK, twice) a one-shot `dshhost call read` paid for nothing: a
+// directory is never polled.
 func openRootDir(root *os.Root, base string) (int, error) {
 	fd, err := unix.Open(base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
