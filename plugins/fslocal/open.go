@@ -49,6 +49,9 @@ func (p *Provider) openRead(ctx context.Context, t fsapi.Target) (io.ReadCloser,
 		return p.openGeneral(ctx, t)
 	case absent(err):
 		return nil, 0, fsapi.ErrNotFound("read", t.DisplayPath, err)
+	case errors.Is(err, unix.ENXIO):
+		// A socket (swapped in after the caller's stat) cannot be opened.
+		return nil, 0, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	case errors.Is(err, unix.EXDEV) || escapes(err):
 		return nil, 0, fsapi.ErrOutsideWorkspace(t.DisplayPath, err)
 	default:

@@ -3,6 +3,7 @@ package fslocal
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,4 +68,27 @@ func TestRootFDIsTheHeldDirectory(t *testing.T) {
 	got, _ := io.ReadAll(rc)
 	rc.Close()
 	assert.Equal(t, "held\n", string(got))
+}
+
+// A socket reached by ReadText or Open (one swapped in after the caller's
+// stat) is not a regular file, not the bare ENXIO its open gives.
+func TestASocketIsNotARegularFile(t *testing.T) {
+	w, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	l, err := net.Listen("unix", filepath.Join(w, "s.sock"))
+	require.NoError(t, err)
+	defer l.Close()
+	for _, root := range []string{"", w} {
+		p, err := New(Config{Cwd: w, Root: root})
+		require.NoError(t, err)
+		tg := fsapi.Target{Key: filepath.Join(w, "s.sock"), DisplayPath: "s.sock"}
+		_, err = p.ReadText(context.Background(), tg)
+		assert.EqualError(t, err, `cannot read "s.sock": not a regular file`, "root %q", root)
+		var fe *fsapi.Error
+		require.ErrorAs(t, err, &fe)
+		assert.Equal(t, fsapi.CodeNotRegularFile, fe.Code)
+		_, err = p.Open(context.Background(), tg)
+		assert.EqualError(t, err, `cannot read "s.sock": not a regular file`, "root %q", root)
+		p.Close()
+	}
 }

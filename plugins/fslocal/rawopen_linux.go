@@ -62,7 +62,9 @@ func (t *tree) openRawWith(abs string, flags int) (int, error) {
 		return -1, errNoRawOpen
 	}
 	fd, err := unix.Openat2(dirfd, n, &unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS})
-	if errors.Is(err, unix.ENOSYS) {
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EAGAIN) {
+		// EAGAIN: a rename raced a ".." step, and the kernel could not
+		// vouch it stayed beneath; the os.Root walk takes it.
 		return -1, errNoRawOpen
 	}
 	return fd, err
