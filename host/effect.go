@@ -34,11 +34,11 @@ const (
 	// callDisposer's cut-off, which were most of a one-shot `dshhost call`'s
 	// teardown (docs/benchmarks.md).
 	inline
-	// prompt: plugin code registered with InlineEffect, which returns
+	// inlineEffect: plugin code registered with InlineEffect, which returns
 	// promptly by its own account. It runs on the calling goroutine with a
 	// ctx that ends at the dispose timeout (its timer armed only if it
-	// waits), and is not cut off.
-	prompt
+	// waits), and is not cut off (callInlineEffect).
+	inlineEffect
 )
 
 // run tears the effect down once: with panic containment and, when the host
@@ -50,8 +50,8 @@ func (e *effect) run(ctx context.Context) error {
 		switch e.mode {
 		case inline:
 			err = Protect(fmt.Sprintf("disposer %q", e.label), func() error { return e.fn(ctx) })
-		case prompt:
-			err = e.s.h.callPrompt(ctx, e.label, e.fn)
+		case inlineEffect:
+			err = e.s.h.callInlineEffect(ctx, e.label, e.fn)
 		default:
 			err = e.s.h.callDisposer(ctx, e.label, e.fn)
 		}
@@ -102,10 +102,10 @@ func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) erro
 	return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
 }
 
-// callPrompt runs an InlineEffect's fn on the calling goroutine under
+// callInlineEffect runs an InlineEffect's fn on the calling goroutine under
 // recover, with a ctx that ends at the host's dispose timeout. fn returning
 // after that ctx ended is reported as a timeout, as callDisposer does.
-func (h *Host) callPrompt(ctx context.Context, label string, fn Disposer) error {
+func (h *Host) callInlineEffect(ctx context.Context, label string, fn Disposer) error {
 	site := fmt.Sprintf("disposer %q", label)
 	if h.disposeTimeout <= 0 {
 		return Protect(site, func() error { return fn(ctx) })
@@ -150,7 +150,7 @@ func (s *Scope) InlineEffect(label string, fn Disposer) (Disposer, error) {
 		return nil, ErrInactive
 	}
 	e := s.addEffectLocked(label, fn)
-	e.mode = prompt
+	e.mode = inlineEffect
 	return e.dispose, nil
 }
 

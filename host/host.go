@@ -100,11 +100,11 @@ func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOpti
 // mount order, then refuses further registrations with ErrInactive. It
 // returns the joined errors of every disposer that failed, panicked or timed
 // out (host §3.6, Cordis PR #31 "DisposeChecked"). ctx bounds the whole
-// shutdown (and so does WithShutdownTimeout); pass a context that is not
-// already cancelled. An instance whose
-// apply is still running is disposed when apply returns: Shutdown waits for
-// that (each at most the dispose timeout) and reports the error of a load
-// that failed meanwhile. A second call returns nil.
+// shutdown, and so does WithShutdownTimeout; pass a context that is not
+// already cancelled. An instance whose apply is still running is disposed
+// when apply returns: Shutdown waits for that (each at most the dispose
+// timeout) and reports the error of a load that failed meanwhile. A second
+// call returns nil.
 func (h *Host) Shutdown(ctx context.Context) error {
 	if h.shutdownTimeout > 0 {
 		var cancel context.CancelFunc
