@@ -74,7 +74,10 @@ func (t *tree) openRawWith(abs string, flags int) (int, error) {
 // kept until close. Opens relative to it must stay beneath it (openat2
 // RESOLVE_BENEATH).
 func (t *tree) rootFD() (int, error) {
-	t.dirOnce.Do(func() { t.dirFD, t.dirErr = openRootDir(t.root, t.base) })
+	t.dirOnce.Do(func() {
+		t.dirFD, t.dirErr = openRootDir(t.root, t.base)
+		t.dirOpen = t.dirErr == nil
+	})
 	if t.dirErr != nil {
 		return -1, t.dirErr
 	}

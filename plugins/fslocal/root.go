@@ -25,8 +25,9 @@ type tree struct {
 	base string   // canonical root path; "" when confinement is off
 
 	dirOnce sync.Once
-	dirFD   int // the root directory's descriptor, opened on first use by rootFD (Linux); 0 until then
-	dirErr  error
+	dirFD   int   // the root directory's descriptor, opened on first use by rootFD (Linux)
+	dirErr  error // why it could not be opened; nil with dirFD open
+	dirOpen bool  // dirFD is open (any number, 0 included, may be a descriptor)
 }
 
 // inside reports whether the absolute, clean path p is base or lies under
@@ -237,7 +238,7 @@ func (t *tree) close() error {
 		return nil
 	}
 	t.dirOnce.Do(func() {}) // no rootFD after close
-	if t.dirFD > 0 {
+	if t.dirOpen {
 		syscall.Close(t.dirFD)
 	}
 	return t.root.Close()
