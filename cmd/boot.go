@@ -130,10 +130,14 @@ func shutdown(h *host.Host, log *slog.Logger) {
 
 func (r *runtime) close() { shutdown(r.host, r.log) }
 
-// session returns a fresh session in the workspace: every CLI invocation
-// is one session.
-func (r *runtime) session() *tools.Session {
-	return &tools.Session{ID: "cli-" + newID(), Cwd: r.dep.Workspace}
+// cliPrincipal is the principal of every CLI call (conversations.md §1).
+const cliPrincipal = "cli"
+
+// conversation returns a fresh conversation in the workspace, named
+// `cli/<kind>/<uuid>`: each `call` (kind "call") and each `run` invocation
+// (kind "run") is one conversation (conversations.md §1).
+func (r *runtime) conversation(kind string) *tools.Conversation {
+	return &tools.Conversation{ID: cliPrincipal + "/" + kind + "/" + newID(), Principal: cliPrincipal, Cwd: r.dep.Workspace}
 }
 
 // newID returns a random (version 4) UUID drawn from math/rand/v2, whose

@@ -28,7 +28,7 @@ func call(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) == 2 {
 		args = json.RawMessage(rest[1])
 	}
-	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{CallID: newID(), Session: rt.session()})
+	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{CallID: newID(), Conv: rt.conversation("call")})
 	fmt.Fprintln(env.Stdout, res.Text())
 	if res.IsError {
 		if res.Code() == "UNKNOWN_TOOL" {

@@ -72,7 +72,10 @@ type reloader struct {
 	// hold, if set, defers tools/list_changed until its release (one
 	// coalesced notification per reload).
 	hold func() (release func())
-	log  *slog.Logger
+	// frontEnd, if set, returns the mcp config of a candidate as serve
+	// mounts it (its flags over the entry's keys).
+	frontEnd func(*config.Deployment) (mcpplugin.Config, error)
+	log      *slog.Logger
 }
 
 // reload loads the candidate from source and applies it. On a load or
@@ -155,15 +158,30 @@ func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloa
 			// limits apply in place, the transport's keys at the next start.
 			newCfg, _ := e.Config.(mcpplugin.Config)
 			oldCfg, _ := o.Config.(mcpplugin.Config)
-			if existed && !mcpplugin.SameTransport(oldCfg, newCfg) {
-				r.log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start", "entry", e.ID)
+			if r.frontEnd != nil {
+				cfg, err := r.frontEnd(dep)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", e.ID, err))
+					continue
+				}
+				newCfg = cfg
 			}
 			var running mcpplugin.Config
 			ok := inst != nil
 			if ok {
 				running, ok = inst.Config().(mcpplugin.Config)
 			}
-			if !ok || reflect.DeepEqual(running.WithLimitsOf(newCfg), running) {
+			if existed && ((ok && !mcpplugin.SameTransport(running, newCfg)) || (!ok && !mcpplugin.SameTransport(oldCfg, newCfg))) {
+				r.log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start", "entry", e.ID)
+			}
+			if !ok || running.WithLimitsOf(newCfg).SameKeys(running) {
+				// Token files and variables are read at every reload
+				// (conversations.md §4.2).
+				if srv, found := mcpplugin.Key.Get(h.Root()); ok && found {
+					if err := srv.ReadTokens(running); err != nil {
+						errs = append(errs, fmt.Errorf("%s: %w (the tokens in force stay)", e.ID, err))
+					}
+				}
 				rep.Kept = append(rep.Kept, e.ID)
 				break
 			}

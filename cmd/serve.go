@@ -30,11 +30,13 @@ import (
 // its defaults.
 //
 // The workspace is --workspace (or DSH_WORKSPACE, or the config file's);
-// otherwise the client's first usable MCP root, asked for on the first tool
-// call when the client supports roots; otherwise the working directory. A
-// working directory that is / or the user's home is never used as a guess
-// (MCP clients often start servers there): without a root, calls then fail
-// with an error saying to pass --workspace.
+// otherwise, on stdio, the client's first usable MCP root, asked for on the
+// first tool call when the client supports roots; otherwise the working
+// directory. A working directory that is / or the user's home is never used
+// as a guess (MCP clients often start servers there): without a root, calls
+// then fail with an error saying to pass --workspace. Over HTTP, where every
+// client shares the workspace, no client's roots choose it: serve --http
+// without a configured workspace refuses to start (conversations.md §4.1).
 func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
@@ -50,6 +52,10 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	}
 	tuneGC()
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default", c: c, env: env}
+	if _, cfg, err := c.mcpConfig(dep, env.Environ); err == nil && cfg.HTTP != "" && !ws.settled {
+		fmt.Fprintln(env.Stderr, program+" serve: --http needs a workspace (--workspace DIR, DSH_WORKSPACE or workspace: in the deployment)")
+		return 2
+	}
 	if !ws.settled && refusedGuess(dep.Workspace) {
 		// Boot on an empty private directory so tools/list and the
 		// instructions exist; calls are refused until a root arrives.
@@ -139,6 +145,7 @@ func (c *common) mcpConfig(dep *config.Deployment, environ []string) (string, mc
 	}
 	m := c.mcp
 	cfg.Token = cmp.Or(cfg.Token, lookupEnv(environ, config.MCPTokenVariable)) // a deployment without an mcp entry
+	cfg.Environ = environ
 	cfg.HTTP = cmp.Or(m.http, cfg.HTTP)
 	if m.tokenFile != "" {
 		cfg.TokenFile, cfg.Token = m.tokenFile, ""
@@ -255,6 +262,11 @@ func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 	w.mu.Unlock()
 	if settled || same {
 		return nil
+	}
+	if srv, ok := mcpplugin.Key.Get(rt.host.Root()); ok {
+		// The tools restart with the provider: one tool set reaches the
+		// client, unchanged, so no tools/list_changed is sent.
+		defer srv.Hold()()
 	}
 	dep, err := c.deploymentIn(env, dir)
 	if err != nil {

@@ -130,7 +130,7 @@ func TestServeRefusesUnsafeHTTP(t *testing.T) {
 	w := workspace(t)
 	r := dshhost(t, w, "", nil, "serve", "--http", "0.0.0.0:0")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile or DSH_MCP_TOKEN)`)
+	assert.Contains(t, r.stderr, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile, DSH_MCP_TOKEN or tokens)`)
 	r = dshhost(t, w, "", []string{"DSH_MCP_TOKEN=t"}, "serve", "--http", "0.0.0.0:0", "--no-auth")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, `mcp: noAuth is accepted only on a loopback address, not "0.0.0.0:0"`)

@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dsh-go/dsh/config"
+	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
 )
 
 // reloadQuiet is how long a config file must stay unchanged before a
@@ -207,6 +208,10 @@ func (f *fileWatch) ensure() error {
 func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, hold func() (release func()), log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: hold,
+		frontEnd: func(dep *config.Deployment) (mcpplugin.Config, error) {
+			_, cfg, err := c.mcpConfig(dep, env.Environ)
+			return cfg, err
+		},
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)

@@ -1,12 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"os"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,11 +44,17 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	opts := Options{Name: cfg.Name, Version: cfg.Version, Logger: log, MaxInFlight: cfg.MaxInFlight, CallTimeout: cfg.CallTimeout}
-	if cfg.Workspace != nil {
-		rootsOptions(cfg.Workspace, log, &opts)
-	} else {
+	opts := Options{Name: cfg.Name, Version: cfg.Version, Logger: log, MaxInFlight: cfg.MaxInFlight, CallTimeout: cfg.CallTimeout,
+		MaxConversations: cfg.MaxConversations, ConversationIdleTimeout: cfg.ConversationIdleTimeout}
+	switch {
+	case cfg.Workspace == nil:
 		opts.Cwd = func() string { return "" }
+	case cfg.HTTP != "":
+		// Over HTTP no client's roots choose the workspace
+		// (conversations.md §4.1): every caller shares it.
+		opts.Cwd, opts.Ready = cfg.Workspace.Dir, cfg.Workspace.Ready
+	default:
+		rootsOptions(cfg.Workspace, log, &opts)
 	}
 	srv, err := New(s, tools.Key.Must(s), opts)
 	if err != nil {
@@ -59,11 +66,16 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	}); err != nil {
 		return err
 	}
-	// The call limits take a config change in place (issue 13: restarting
-	// the plugin would cut the stdio session); a front end that reloads
-	// passes the running config with new limits ([Config.WithLimitsOf]).
+	// The call limits, the conversation bounds and the tokens take a config
+	// change in place (restarting the plugin would cut the stdio session);
+	// a front end that reloads passes the running config with these keys
+	// changed ([Config.WithLimitsOf]).
 	if err := host.OnUpdate(s, func(_ context.Context, next Config) error {
+		if err := srv.ReadTokens(next); err != nil {
+			return err
+		}
 		srv.limits.setLimits(next.MaxInFlight, next.CallTimeout)
+		srv.conversations.setBounds(next.MaxConversations, next.ConversationIdleTimeout)
 		srv.drainTimeout.Store(int64(next.DrainTimeout))
 		return nil
 	}); err != nil {
@@ -81,18 +93,29 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	return err
 }
 
-// WithLimitsOf returns c with the call limits of from (maxInFlight,
-// callTimeout, drainTimeout): what a config reload applies in place to the
-// running server (issue 13).
+// WithLimitsOf returns c with the keys of from that a config reload
+// applies in place to the running server: the call limits (maxInFlight,
+// callTimeout, drainTimeout), the conversation bounds (maxConversations,
+// conversationIdleTimeout) and the tokens (token, tokenFile, tokens).
 func (c Config) WithLimitsOf(from Config) Config {
 	c.MaxInFlight, c.CallTimeout, c.DrainTimeout = from.MaxInFlight, from.CallTimeout, from.DrainTimeout
+	c.MaxConversations, c.ConversationIdleTimeout = from.MaxConversations, from.ConversationIdleTimeout
+	c.Token, c.TokenFile, c.Tokens = from.Token, from.TokenFile, from.Tokens
 	return c
 }
 
 // SameTransport reports whether a and b agree on every key that only a new
-// start of the server applies: all but the call limits of [Config.WithLimitsOf].
-func SameTransport(a, b Config) bool {
-	return reflect.DeepEqual(a.WithLimitsOf(b), b)
+// start of the server applies: all but those of [Config.WithLimitsOf].
+func SameTransport(a, b Config) bool { return a.WithLimitsOf(b).SameKeys(b) }
+
+// SameKeys reports whether c and o have the same keys: the ones a
+// deployment sets (their `dshhost config` form) and the token; the fields a
+// front end sets (streams, logger, workspace, environment) are not
+// compared.
+func (c Config) SameKeys(o Config) bool {
+	a, errA := json.Marshal(c)
+	b, errB := json.Marshal(o)
+	return errA == nil && errB == nil && bytes.Equal(a, b) && c.Token == o.Token
 }
 
 // serveStdio connects the stdio transport; Done is closed when the input
@@ -153,6 +176,7 @@ func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, 
 // lifecycle is the server's transport state (plugin.go).
 type lifecycle struct {
 	http         *http.Server
+	guard        *guard       // the HTTP transport's, nil on stdio
 	drainTimeout atomic.Int64 // nanoseconds; ≤ 0 takes DefaultDrainTimeout
 	url          string
 

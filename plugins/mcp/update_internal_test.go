@@ -38,7 +38,7 @@ func TestTheLimitsTakeAConfigChangeInPlace(t *testing.T) {
 		}
 	})
 
-	next := inst.Config().(Config).WithLimitsOf(Config{MaxInFlight: 3, CallTimeout: 2 * time.Second, DrainTimeout: time.Second})
+	next := inst.Config().(Config).WithLimitsOf(Config{MaxInFlight: 3, CallTimeout: 2 * time.Second, DrainTimeout: time.Second, MaxConversations: 7, ConversationIdleTimeout: time.Minute})
 	assert.True(t, SameTransport(inst.Config().(Config), next), "only the limits differ")
 	require.NoError(t, inst.Update(t.Context(), next))
 
@@ -50,6 +50,10 @@ func TestTheLimitsTakeAConfigChangeInPlace(t *testing.T) {
 	assert.Equal(t, 2*time.Second, l.timeout)
 	assert.Equal(t, time.Second, time.Duration(srv.drainTimeout.Load()))
 	assert.Equal(t, 3, inst.Config().(Config).MaxInFlight, "the instance's config is the new one")
+	srv.conversations.mu.Lock()
+	assert.Equal(t, 7, srv.conversations.max)
+	assert.Equal(t, time.Minute, srv.conversations.idle)
+	srv.conversations.mu.Unlock()
 
 	moved := next
 	moved.HTTP = "127.0.0.1:0"
