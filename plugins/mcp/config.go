@@ -38,7 +38,7 @@ type Config struct {
 	// Token is the bearer token HTTP clients must send, principal
 	// "default" (DSH_MCP_TOKEN; never from a deployment file, which the
 	// model may read).
-	Token string `json:"token"`
+	Token string `json:"token" dsh:"secret"`
 	// TokenFile names a file whose content (trimmed) is the token of the
 	// principal "default".
 	TokenFile string `json:"tokenFile"`

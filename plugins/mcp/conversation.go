@@ -63,7 +63,11 @@ func handleOf(meta mcp.Meta) (string, error) {
 	}
 	for i := 0; i < len(h); i++ {
 		if c := h[i]; !handleByte(c) {
-			return "", invalid(fmt.Sprintf("byte %d (%q) is not one of A-Z a-z 0-9 . _ : -", i, string(rune(c))))
+			shown := fmt.Sprintf("0x%02x", c)
+			if c >= 0x20 && c < 0x7f {
+				shown = fmt.Sprintf("%q", string(rune(c)))
+			}
+			return "", invalid(fmt.Sprintf("byte %d (%s) is not one of A-Z a-z 0-9 . _ : -", i, shown))
 		}
 	}
 	return h, nil

@@ -141,13 +141,13 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 		stateful: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			SessionTimeout:             cfg.ConversationIdleTimeout,
 			MaxRequestBodyBytes:        cfg.MaxMessageBytes,
-			Logger:                     s.opts.Logger,
+			Logger:                     sdkLogger(s.opts.Logger),
 			DisableLocalhostProtection: true, // the guard checks Host itself, with allowHosts
 		}),
 		stateless: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			Stateless:                  true,
 			MaxRequestBodyBytes:        cfg.MaxMessageBytes,
-			Logger:                     s.opts.Logger,
+			Logger:                     sdkLogger(s.opts.Logger),
 			DisableLocalhostProtection: true,
 		}),
 		maxBody: cfg.MaxMessageBytes,

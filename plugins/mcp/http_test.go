@@ -46,7 +46,13 @@ type served struct {
 // config (token "secret" unless changed).
 func serveHTTP(t testing.TB, edit func(*mcpserver.Config)) *served {
 	t.Helper()
-	st := stacktest.New(t, stacktest.Options{})
+	return serveStackHTTP(t, stacktest.Options{}, edit)
+}
+
+// serveStackHTTP is serveHTTP over the stack of opts.
+func serveStackHTTP(t testing.TB, opts stacktest.Options, edit func(*mcpserver.Config)) *served {
+	t.Helper()
+	st := stacktest.New(t, opts)
 	cfg := mcpserver.Plugin.DefaultConfig().(mcpserver.Config)
 	cfg.HTTP, cfg.Token, cfg.Workspace = "127.0.0.1:0", "secret", fixedDir(st.W)
 	var stderr bytes.Buffer

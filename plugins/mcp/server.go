@@ -94,7 +94,7 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	srv.conversations = newConversations(opts.MaxConversations, opts.ConversationIdleTimeout, srv.closed)
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
-		Logger:       opts.Logger,
+		Logger:       sdkLogger(opts.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
@@ -103,6 +103,26 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	srv.sync()
 	return srv, nil
 }
+
+// sdkLogger is log for the SDK: its warnings and errors only. Its INFO
+// lines name each session's connection, which a 2026-07-28 request over
+// HTTP makes for every request.
+func sdkLogger(log *slog.Logger) *slog.Logger {
+	return slog.New(atLeast{log.Handler(), slog.LevelWarn})
+}
+
+// atLeast is a slog handler that passes records of level min and above.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler { return atLeast{h.Handler.WithAttrs(as), h.min} }
+func (h atLeast) WithGroup(name string) slog.Handler   { return atLeast{h.Handler.WithGroup(name), h.min} }
 
 // MCP returns the underlying SDK server, e.g. to connect extra transports.
 func (s *Server) MCP() *mcp.Server { return s.srv }
