@@ -142,7 +142,7 @@ func (r *runtime) conversation(kind string) *tools.Conversation {
 
 // newID returns a random (version 4) UUID drawn from math/rand/v2, whose
 // generator the runtime seeds from the kernel at start. A CLI process names
-// its session and its calls with these IDs; they guard nothing, and
+// its conversation and its calls with these IDs; they guard nothing, and
 // crypto/rand's first read (getrandom setting up its per-thread state) was
 // 4% of `dshhost call`'s own work (docs/benchmarks.md).
 func newID() string {

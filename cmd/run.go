@@ -31,7 +31,7 @@ type scriptLine struct {
 }
 
 // runScript runs `dshhost run SCRIPT|-`: every call of the script in one
-// session, printing one JSON line per call, `{"i":N,"isError":bool,
+// conversation, printing one JSON line per call, `{"i":N,"isError":bool,
 // "text":"...","code":"FS_..."}` with i the 0-based call index and code only
 // on errors that carry one. Exit 0 when every call produced a result, 2 when
 // the script or the config is unusable.
