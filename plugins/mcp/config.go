@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dsh-go/dsh/plugins/frontend"
 )
 
 // DefaultDrainTimeout is how long shutdown waits for calls in flight
@@ -91,10 +93,24 @@ type Config struct {
 	// Environ is the environment (KEY=value) the variables of `tokens`
 	// entries with env are read from; nil means the process's.
 	Environ []string `json:"-"`
-	// Workspace is the front end's workspace (roots.go); nil means every
-	// session works in the provider's own cwd and roots are never asked.
-	Workspace Workspace `json:"-"`
+	// Workspace is the program's workspace (roots.go); nil means every
+	// conversation works in the provider's own cwd and roots are never
+	// asked.
+	Workspace frontend.Workspace `json:"-"`
 }
+
+// WithMount returns c with the fields the serving program sets
+// (frontend.Mountable).
+func (c Config) WithMount(m frontend.Mount) any {
+	c.Name, c.Version, c.Logger = m.Name, m.Version, m.Logger
+	c.Stdin, c.Stdout, c.Stderr = m.Stdin, m.Stdout, m.Stderr
+	c.Workspace, c.Environ = m.Workspace, m.Environ
+	return c
+}
+
+// SharedWorkspace reports whether c serves HTTP, where every client shares
+// the workspace (frontend.SharedWorkspace, conversations.md §4.1).
+func (c Config) SharedWorkspace() bool { return c.HTTP != "" }
 
 func defaultConfig() Config {
 	return Config{
