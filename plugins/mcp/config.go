@@ -187,6 +187,9 @@ func (c *Config) Validate() error {
 		if (src.File == "") == (src.Env == "") {
 			errs = append(errs, fmt.Errorf("mcp: tokens.%s needs exactly one of file and env (never the token itself)", name))
 		}
+		if len(src.Env) >= 4 && strings.EqualFold(src.Env[:4], "DSH_") {
+			errs = append(errs, fmt.Errorf("mcp: tokens.%s: env %s is in the DSH_ namespace, which holds dshhost's config keys; name a variable without the DSH_ prefix", name, src.Env))
+		}
 	}
 	return errors.Join(errs...)
 }

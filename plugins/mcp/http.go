@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -93,11 +94,34 @@ func credentials(cfg Config) (creds []credential, generated string, err error) {
 	return creds, generated, nil
 }
 
-// readTokenFile returns the trimmed content of a token file.
+// maxTokenFile bounds a token file, in bytes.
+const maxTokenFile = 64 << 10
+
+// readTokenFile returns the trimmed content of a token file: a regular
+// file of at most maxTokenFile bytes, opened without blocking, so that a
+// FIFO or a device put in its place is an error at once, never a start or
+// reload that hangs or reads without end.
 func readTokenFile(key, path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("mcp: %s %s is not a regular file", key, path)
+	case fi.Size() > maxTokenFile:
+		return "", fmt.Errorf("mcp: %s %s is larger than %d KiB", key, path, maxTokenFile>>10)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	case len(b) > maxTokenFile:
+		return "", fmt.Errorf("mcp: %s %s is larger than %d KiB", key, path, maxTokenFile>>10)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
