@@ -233,7 +233,7 @@ const sessionCloseWait = 2 * time.Second
 // the first result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutOnce.Do(func() {
-		s.stopHTTP()
+		s.stopKeepAlives()
 		s.approvals.shutdown() // a question to the user never holds the drain
 		timeout := time.Duration(s.drainTimeout.Load())
 		if timeout <= 0 {
