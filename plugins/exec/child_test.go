@@ -31,6 +31,7 @@ import (
 //	sticky      like guard, but ignores the end of stdin: SIGTERM ends it
 //	stubborn    like sticky, and ignores SIGTERM: only SIGKILL ends it
 //	deaf        answers initialize, then never reads stdin again
+//	script      replays DSH_EXEC_SCRIPT (protocol_doc_test.go)
 //
 // With DSH_EXEC_PIDFILE set, the child writes its pid there first.
 func TestMain(m *testing.M) {
@@ -47,6 +48,9 @@ type childMsg struct {
 }
 
 func child(mode string) int {
+	if mode == "script" {
+		return script(os.Getenv("DSH_EXEC_SCRIPT"), os.Getenv("DSH_EXEC_VERDICT"))
+	}
 	if mode == "exit" {
 		fmt.Fprintln(os.Stderr, "boom")
 		return 1
