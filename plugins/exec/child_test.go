@@ -31,6 +31,7 @@ import (
 //	sticky      like guard, but ignores the end of stdin: SIGTERM ends it
 //	stubborn    like sticky, and ignores SIGTERM: only SIGKILL ends it
 //	deaf        answers initialize, then never reads stdin again
+//	closer      answers initialize, then closes its stdout and sleeps
 //	script      replays DSH_EXEC_SCRIPT (protocol_doc_test.go)
 //
 // With DSH_EXEC_PIDFILE set, the child writes its pid there first.
@@ -108,6 +109,10 @@ func child(mode string) int {
 			}[:toolCount()]})
 			if mode == "deaf" {
 				select {} // never reads again
+			}
+			if mode == "closer" {
+				os.Stdout.Close()
+				select {}
 			}
 		case strings.HasSuffix(m.Method, "-intent"):
 			switch mode {

@@ -3,6 +3,7 @@ package exec_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ func TestEveryFailureBlocksOrAllows(t *testing.T) {
 		{"garbage", `broken answer: not JSON: "this is not JSON"`},
 		{"wrongshape", `broken answer: unknown decision "maybe"`},
 		{"longline", "broken answer: a line over 1024 bytes"},
+		{"closer", "no answer within 300ms"}, // killed 2s later (TestAChildThatClosesItsStdoutIsKilled)
 		{"exit", ""},
 		{"mute", ""},
 	}
@@ -106,4 +108,16 @@ func TestACrashedChildIsRestarted(t *testing.T) {
 	assert.False(t, res.IsError, res.Text())
 	_, err := os.Stat(marker)
 	require.NoError(t, err)
+}
+
+// TestAChildThatClosesItsStdoutIsKilled: a child that can no longer answer
+// but runs on is killed 2s after its stdout ended, and restarted.
+func TestAChildThatClosesItsStdoutIsKilled(t *testing.T) {
+	s := stacktest.New(t, stacktest.Options{})
+	inst := mount(t, s, "c", config(t, s, "closer"))
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+	require.Eventually(t, func() bool {
+		return strings.HasPrefix(stateOf(s, "c").Process, "restarting")
+	}, 10*time.Second, 20*time.Millisecond)
+	assert.Contains(t, stateOf(s, "c").Process, "the process exited: signal: killed")
 }

@@ -250,7 +250,17 @@ func (p *proc) read(stdout *os.File) {
 		}
 		p.route(line)
 	}
-	<-p.waited
+	// A child that closed its stdout but runs on can no longer answer:
+	// end the run, so that it is restarted.
+	t := time.NewTimer(stopGrace)
+	select {
+	case <-p.waited:
+	case <-t.C:
+		p.log.Warn("the plugin closed its stdout but did not exit; killing it")
+		p.kill()
+		<-p.waited
+	}
+	t.Stop()
 	_ = stdout.Close()
 	p.mu.Lock()
 	p.dead = true
