@@ -90,3 +90,24 @@ func isObject(raw json.RawMessage) bool {
 	}
 	return false
 }
+
+// toolNames returns the declared tools' names.
+func (r initResult) toolNames() []string {
+	names := make([]string, len(r.Tools))
+	for i, t := range r.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// sameDeclaration reports whether r declares the events and tool names of
+// o, in any order.
+func (r initResult) sameDeclaration(o initResult) bool {
+	same := func(a, b []string) bool {
+		a, b = slices.Clone(a), slices.Clone(b)
+		slices.Sort(a)
+		slices.Sort(b)
+		return slices.Equal(a, b)
+	}
+	return same(r.Events, o.Events) && same(r.toolNames(), o.toolNames())
+}

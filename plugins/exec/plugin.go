@@ -61,7 +61,7 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 	}
 	// The supervisor goes first, so that it is torn down last: the tools
 	// drain and the listeners go while the child still answers.
-	if err := s.Go("exec "+e.id, func(ctx context.Context) { e.supervise(ctx, p) }); err != nil {
+	if err := s.Go("exec "+e.id, func(ctx context.Context) { e.supervise(ctx, p, init) }); err != nil {
 		p.kill()
 		return err
 	}

@@ -53,7 +53,7 @@ func (s *starts) next(now time.Time) time.Duration {
 
 // supervise owns the running child: it restarts it when it exits, and
 // stops it when the activation ends.
-func (e *entry) supervise(ctx context.Context, p *proc) {
+func (e *entry) supervise(ctx context.Context, p *proc, first initResult) {
 	var lim starts
 	lim.record(time.Now())
 	for {
@@ -90,8 +90,12 @@ func (e *entry) supervise(ctx context.Context, p *proc) {
 			case <-t.C:
 			}
 			lim.record(time.Now())
-			np, _, err := e.launch(ctx)
+			np, init, err := e.launch(ctx)
 			if err == nil {
+				if !init.sameDeclaration(first) {
+					e.log.Warn("the restarted plugin declared other events or tools; those of its first initialize stay until the entry restarts",
+						"events", init.Events, "tools", init.toolNames())
+				}
 				p = np
 				e.mu.Lock()
 				e.restarts++
