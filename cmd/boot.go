@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
-	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -29,10 +30,20 @@ func (c *common) deployment(env Env) (*config.Deployment, error) {
 	if file != "" && !filepath.IsAbs(file) && env.Dir != "" {
 		file = filepath.Join(env.Dir, file)
 	}
-	dep, err := config.Load(config.Options{File: file, Workspace: c.workspace, Dir: env.Dir,
-		Disable: c.disable, Set: c.set, Environ: env.Environ})
+	opts := config.Options{File: file, Workspace: c.workspace, Dir: env.Dir, Disable: c.disable, Set: c.set, Environ: env.Environ}
+	dep, err := config.Load(opts)
 	if err != nil {
 		return nil, err
+	}
+	if fe, ferr := frontEndOf(dep); ferr == nil {
+		// serve's transport flags bind to the front end's entry, as
+		// --set does, after the other layers.
+		if sets := c.transport.sets(fe.ID, fe.Config); len(sets) > 0 {
+			opts.Set = append(slices.Clip(opts.Set), sets...)
+			if dep, err = config.Load(opts); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := c.applyPolicy(dep); err != nil {
 		return nil, err
@@ -104,7 +115,7 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 		}
 	}
 	for _, e := range dep.Enabled() {
-		if e.Plugin == mcpplugin.Plugin {
+		if frontend.Provides(e.Plugin) {
 			continue // serve mounts it last; call and run never start it
 		}
 		if _, err := h.Plugin(ctx, e.Plugin, e.Config, host.ID(e.ID)); err != nil {

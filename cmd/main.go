@@ -99,7 +99,7 @@ var commands = []command{
 	{name: "serve", summary: "serve the tools to MCP clients over stdio, or streamable HTTP with --http", run: serve,
 		extra: func(fs *flag.FlagSet, c *common) {
 			fs.BoolVar(&c.watch, "watch", false, "reload the deployment when the --config file changes (also `watch: true` in the file)")
-			c.mcp.register(fs)
+			c.transport.register(fs)
 		}},
 	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh conversation and print its text (exit 1 on a tool error)", run: call},
 	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one conversation (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
@@ -193,12 +193,12 @@ type common struct {
 	config, workspace, logLevel, policy string
 	disable, set                        listFlag
 	json, watch                         bool
-	mcp                                 mcpFlags // serve's own
+	transport                           transportFlags // serve's own
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "deployment `FILE` (.yaml, .yml, .json or .toml); default: the embedded deployment")
-	fs.StringVar(&c.workspace, "workspace", "", "workspace `DIR` (default: DSH_WORKSPACE, the config's workspace, or the current directory)")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace `DIR` (default: DSH_WORKSPACE, the config's workspace, or the current directory; serve --http needs one of the first three)")
 	fs.Var(&c.disable, "disable", "disable the plugin entry with this `ID` (repeatable)")
 	fs.Var(&c.set, "set", "override one config key, `ID.key=value`, value read as YAML (repeatable)")
 	fs.StringVar(&c.logLevel, "log-level", "", "log `level` on stderr: debug, info, warn or error (default warn; info for serve)")

@@ -67,6 +67,7 @@ func deployment(t *testing.T, auditPath string) string {
   - name: auditlog
     config:
       path: `+auditPath+`
+  - name: mcp
 `)
 	return p
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
@@ -63,7 +64,8 @@ func serveStackHTTP(t testing.TB, opts stacktest.Options, edit func(*mcpserver.C
 	inst, err := st.Host.Plugin(t.Context(), mcpserver.Plugin, cfg)
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
-	srv, ok := mcpserver.Key.Get(st.Host.Root())
+	fe, ok := frontend.Key.Get(st.Host.Root())
+	srv, _ := fe.(*mcpserver.Server)
 	require.True(t, ok)
 	return &served{Stack: st, srv: srv, stderr: &stderr}
 }

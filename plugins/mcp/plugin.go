@@ -15,20 +15,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// Key is the service key of the running MCP server ("mcp"): the front
-// end that mounted the plugin waits on [Server.Done] and calls
-// [Server.Shutdown].
-var Key = host.NewKey[*Server]("mcp")
-
 // Plugin is the `mcp` plugin: it injects the tool registry, serves it over
 // stdio (the default) or streamable HTTP (Config.HTTP), and provides the
-// [Server] under [Key]. dshhost serve mounts it; call and run never do.
-// Disposing it stops the transport at once (no drain: call Shutdown first).
+// [Server] as the front end (frontend.Key): dshhost serve mounts it, waits
+// on Done and calls Shutdown; call and run never mount it. Disposing it
+// stops the transport at once (no drain: call Shutdown first).
 var Plugin = host.Define[Config]("mcp", apply,
-	host.Inject(tools.Key), host.Provides(Key), host.Defaults(defaultConfig))
+	host.Inject(tools.Key), host.Provides(frontend.Key), host.Defaults(defaultConfig))
 
 func init() { host.Register(Plugin) }
 
@@ -66,17 +63,22 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	}); err != nil {
 		return err
 	}
-	// The call limits, the conversation bounds and the tokens take a config
-	// change in place (restarting the plugin would cut the stdio session);
-	// a front end that reloads passes the running config with these keys
-	// changed ([Config.WithLimitsOf]).
+	// A config change never restarts the front end (that would cut the
+	// clients' sessions): the call limits, the conversation bounds and the
+	// tokens (files and variables read again) apply in place; the other
+	// keys take effect at the next start.
+	running := cfg
 	if err := host.OnUpdate(s, func(_ context.Context, next Config) error {
 		if err := srv.ReadTokens(next); err != nil {
-			return err
+			log.Error("config reload: the tokens could not be read again; the tokens in force stay", "err", err)
 		}
 		srv.limits.setLimits(next.MaxInFlight, next.CallTimeout)
 		srv.conversations.setBounds(next.MaxConversations, next.ConversationIdleTimeout)
 		srv.drainTimeout.Store(int64(next.DrainTimeout))
+		if !sameTransport(running, next) {
+			log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start")
+		}
+		running = next
 		return nil
 	}); err != nil {
 		return err
@@ -89,30 +91,30 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	_, err = Key.Provide(s, srv)
+	_, err = frontend.Key.Provide(s, srv)
 	return err
 }
 
-// WithLimitsOf returns c with the keys of from that a config reload
+// withLiveKeysOf returns c with the keys of from that a config change
 // applies in place to the running server: the call limits (maxInFlight,
 // callTimeout, drainTimeout), the conversation bounds (maxConversations,
 // conversationIdleTimeout) and the tokens (token, tokenFile, tokens).
-func (c Config) WithLimitsOf(from Config) Config {
+func (c Config) withLiveKeysOf(from Config) Config {
 	c.MaxInFlight, c.CallTimeout, c.DrainTimeout = from.MaxInFlight, from.CallTimeout, from.DrainTimeout
 	c.MaxConversations, c.ConversationIdleTimeout = from.MaxConversations, from.ConversationIdleTimeout
 	c.Token, c.TokenFile, c.Tokens = from.Token, from.TokenFile, from.Tokens
 	return c
 }
 
-// SameTransport reports whether a and b agree on every key that only a new
-// start of the server applies: all but those of [Config.WithLimitsOf].
-func SameTransport(a, b Config) bool { return a.WithLimitsOf(b).SameKeys(b) }
+// sameTransport reports whether a and b agree on every key that only a new
+// start of the server applies: all but those of withLiveKeysOf.
+func sameTransport(a, b Config) bool { return a.withLiveKeysOf(b).sameKeys(b) }
 
-// SameKeys reports whether c and o have the same keys: the ones a
-// deployment sets (their `dshhost config` form) and the token; the fields a
-// front end sets (streams, logger, workspace, environment) are not
-// compared.
-func (c Config) SameKeys(o Config) bool {
+// sameKeys reports whether c and o have the same keys: the ones a
+// deployment sets (their `dshhost config` form) and the token; the fields
+// the serving program sets (streams, logger, workspace, environment) are
+// not compared.
+func (c Config) sameKeys(o Config) bool {
 	a, errA := json.Marshal(c)
 	b, errB := json.Marshal(o)
 	return errA == nil && errB == nil && bytes.Equal(a, b) && c.Token == o.Token
@@ -150,24 +152,22 @@ func (s *Server) serveStdio(cfg Config) error {
 }
 
 // connectStdio connects a StdioTransport over in and out, with the
-// server's direct calls when direct is set (direct.go).
-func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, direct bool) (*StdioTransport, *mcp.ServerSession, error) {
+// server's fast calls when fast is set (fast.go).
+func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, fast bool) (*StdioTransport, *mcp.ServerSession, error) {
 	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: maxMessageBytes, requests: &s.limits.requests}
-	var d *directCalls
-	if direct {
-		d = newDirectCalls(s)
-		t.direct = d
+	if fast {
+		t.fast = newFastCalls(s)
 	}
 	ss, err := s.srv.Connect(context.Background(), t, nil)
-	if d != nil {
+	if t.fast != nil {
 		if err != nil {
-			d.cancel()
+			t.fast.cancel()
 			return nil, nil, err
 		}
-		d.session.Store(ss)
+		t.fast.connected(ss)
 		go func() {
 			<-t.conn.closed
-			d.cancel()
+			t.fast.cancel()
 		}()
 	}
 	return t, ss, err
@@ -188,6 +188,14 @@ type lifecycle struct {
 
 // URL returns the HTTP endpoint (`http://HOST:PORT/mcp`), empty on stdio.
 func (s *Server) URL() string { return s.url }
+
+// Endpoint says where the server serves: its URL, or "stdio".
+func (s *Server) Endpoint() string {
+	if s.url == "" {
+		return "stdio"
+	}
+	return s.url
+}
 
 // Done is closed when the transport ended by itself: the stdio client
 // closed its input, or the HTTP listener failed.
@@ -225,7 +233,7 @@ const sessionCloseWait = 2 * time.Second
 // the first result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutOnce.Do(func() {
-		s.stopHTTP()
+		s.stopKeepAlives()
 		s.approvals.shutdown() // a question to the user never holds the drain
 		timeout := time.Duration(s.drainTimeout.Load())
 		if timeout <= 0 {
