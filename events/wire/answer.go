@@ -27,7 +27,7 @@ const (
 // ignored), which the carrier treats as a failure (§2).
 func ParseDecision(plugin string, raw json.RawMessage) (deny, err error) {
 	var d Decision
-	if e := json.Unmarshal(raw, &d); e != nil || !isObject(raw) {
+	if e := json.Unmarshal(raw, &d); e != nil || !IsObject(raw) {
 		return nil, &BrokenAnswer{Problem: "not a decision object: " + preview(raw)}
 	}
 	switch d.Decision {
@@ -56,7 +56,7 @@ type Content struct {
 // list of text blocks; otherwise a *BrokenAnswer.
 func ParseToolResult(raw json.RawMessage) (ToolResult, error) {
 	var r ToolResult
-	if err := json.Unmarshal(raw, &r); err != nil || !isObject(raw) {
+	if err := json.Unmarshal(raw, &r); err != nil || !IsObject(raw) {
 		return ToolResult{}, &BrokenAnswer{Problem: "not a tool result object: " + preview(raw)}
 	}
 	if r.Content == nil {
@@ -79,7 +79,9 @@ func (r ToolResult) Text() string {
 	return b.String()
 }
 
-func isObject(raw json.RawMessage) bool {
+// IsObject reports whether raw, a valid JSON text, is an object (its first
+// byte past white space is `{`): the shape of every answer's result.
+func IsObject(raw json.RawMessage) bool {
 	for _, c := range raw {
 		switch c {
 		case ' ', '\t', '\r', '\n':

@@ -112,11 +112,12 @@ type line struct {
 	Code    string `json:"code"`
 }
 
-// run runs `dshhost run` with the script's calls in one conversation.
-func run(t *testing.T, w string, flags []string, calls ...string) []line {
+// run runs `dshhost run` on the deployment dep with the script's calls in
+// one conversation.
+func run(t *testing.T, dep, w string, flags []string, calls ...string) []line {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"run", "--config", deployment(t), "--workspace", w}, flags...)
+	args := append([]string{"run", "--config", dep, "--workspace", w}, flags...)
 	code := cmd.Run(context.Background(), cmd.Env{Stdin: strings.NewReader("[" + strings.Join(calls, ",") + "]"),
 		Stdout: &stdout, Stderr: &stderr, Environ: []string{}, Dir: w}, append(args, "-"))
 	require.Equal(t, 0, code, "stderr: %s", stderr.String())
@@ -149,7 +150,7 @@ func TestNoSecretsRefusesSecretFilesAndContent(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(real, ".env"), []byte("A=1\n"), 0o644))
 	require.NoError(t, os.Symlink(".env", filepath.Join(real, "settings.txt")))
 	require.NoError(t, os.WriteFile(filepath.Join(real, "app.py"), []byte("TOKEN = None\n"), 0o644))
-	out := run(t, w, []string{"--disable", "recorder"},
+	out := run(t, deployment(t), w, []string{"--disable", "recorder"},
 		call("write", map[string]any{"file_path": ".env.local", "content": "A=1\n"}),
 		call("write", map[string]any{"file_path": "certs/server.pem", "content": "x"}),
 		call("write", map[string]any{"file_path": "id_rsa.pub", "content": "ssh-rsa AAAA"}),
@@ -209,7 +210,7 @@ func TestTheRecorderAppendsEveryObservation(t *testing.T) {
 	onPath(t, node(t))
 	w, real := workspace(t)
 	file := filepath.Join(t.TempDir(), "observations.jsonl")
-	out := run(t, w, []string{"--disable", "no-secrets", "--set", "recorder.settings={path: " + file + "}"},
+	out := run(t, deployment(t), w, []string{"--disable", "no-secrets", "--set", "recorder.settings={path: " + file + "}"},
 		call("write", map[string]any{"file_path": "a.txt", "content": "one\n"}),
 		call("read", map[string]any{"file_path": "a.txt"}),
 		call("edit", map[string]any{"file_path": "a.txt", "old_string": "one", "new_string": "two"}),
@@ -257,23 +258,13 @@ func TestBothThroughTheEditor(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, loaded.Entries, 9)
 
-	var stdout, stderr bytes.Buffer
-	script := strings.Join([]string{
+	out := run(t, dep, w, nil,
 		call("str_replace_editor", map[string]any{"command": "create", "path": w + "/cfg.txt", "file_text": "token = none\n"}),
 		call("str_replace_editor", map[string]any{"command": "str_replace", "path": w + "/cfg.txt", "old_str": "none", "new_str": ghToken}),
 		call("str_replace_editor", map[string]any{"command": "insert", "path": w + "/cfg.txt", "insert_line": 1, "new_str": "# a comment"}),
 		call("str_replace_editor", map[string]any{"command": "create", "path": w + "/.env", "file_text": "A=1\n"}),
 		call("str_replace_editor", map[string]any{"command": "view", "path": w + "/cfg.txt"}),
-	}, ",")
-	code := cmd.Run(context.Background(), cmd.Env{Stdin: strings.NewReader("[" + script + "]"), Stdout: &stdout, Stderr: &stderr,
-		Environ: []string{}, Dir: w}, []string{"run", "--config", dep, "--workspace", w, "-"})
-	require.Equal(t, 0, code, stderr.String())
-	var out []line
-	for l := range strings.SplitSeq(strings.TrimSpace(stdout.String()), "\n") {
-		var x line
-		require.NoError(t, json.Unmarshal([]byte(l), &x))
-		out = append(out, x)
-	}
+	)
 	require.Len(t, out, 5)
 	assert.False(t, out[0].IsError, out[0].Text)
 	assert.Equal(t, `Error: cannot edit "`+w+`/cfg.txt": the change contains what looks like a GitHub token`, out[1].Text)

@@ -43,6 +43,24 @@ var goGuard = host.Define("goguard", func(_ context.Context, s *host.Scope, _ st
 	return err
 }, host.Inject(fsapi.Key))
 
+// pythonGuard returns what mounts the Python example guard
+// (examples/exec/no_secrets.py) on a stack, or nil without python3.
+func pythonGuard(b *testing.B) func(*stacktest.Stack) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		b.Log("python3 is not on PATH: the Python guard is left out")
+		return nil
+	}
+	script, _ := filepath.Abs("../../examples/exec/no_secrets.py")
+	return func(s *stacktest.Stack) {
+		cfg := config(b, s, "")
+		cfg.Command, cfg.Env = []string{py, script}, nil
+		if inst := mount(b, s, "p", cfg); inst.State() != host.StateActive {
+			b.Fatal(inst.Err())
+		}
+	}
+}
+
 // BenchmarkGuardRoundTrip is plugin-protocol.md §5.4: the same edit of a
 // small file through the registry (the default stack, read-before-edit
 // on) with an in-process Go guard, with an exec guard in Go (this test
@@ -84,17 +102,8 @@ func BenchmarkGuardRoundTrip(b *testing.B) {
 			}
 		}),
 	}
-	if py, err := exec.LookPath("python3"); err == nil {
-		script, _ := filepath.Abs("../../examples/exec/no_secrets.py")
-		sides = append(sides, mk("exec-python", func(s *stacktest.Stack) {
-			cfg := config(b, s, "")
-			cfg.Command, cfg.Env = []string{py, script}, nil
-			if inst := mount(b, s, "p", cfg); inst.State() != host.StateActive {
-				b.Fatal(inst.Err())
-			}
-		}))
-	} else {
-		b.Log("python3 is not on PATH: the Python guard is left out")
+	if py := pythonGuard(b); py != nil {
+		sides = append(sides, mk("exec-python", py))
 	}
 	edit := func(sd *side) {
 		to := map[string]string{"beta": "delta", "delta": "beta"}[sd.from]
@@ -157,15 +166,8 @@ func BenchmarkIntentRoundTrip(b *testing.B) {
 			b.Fatal(inst.Err())
 		}
 	})}
-	if py, err := exec.LookPath("python3"); err == nil {
-		script, _ := filepath.Abs("../../examples/exec/no_secrets.py")
-		sides = append(sides, mk("exec-python", func(s *stacktest.Stack) {
-			cfg := config(b, s, "")
-			cfg.Command, cfg.Env = []string{py, script}, nil
-			if inst := mount(b, s, "p", cfg); inst.State() != host.StateActive {
-				b.Fatal(inst.Err())
-			}
-		}))
+	if py := pythonGuard(b); py != nil {
+		sides = append(sides, mk("exec-python", py))
 	}
 	inner := func(context.Context) (*fsapi.EditGuard, error) { return nil, nil }
 	n := 0

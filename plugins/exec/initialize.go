@@ -61,7 +61,7 @@ func (e *entry) initialize(ctx context.Context, p *proc) (initResult, error) {
 		return initResult{}, errors.New(e.cause(ctx, err, "initialize"))
 	}
 	var r initResult
-	if err := json.Unmarshal(raw, &r); err != nil || !isObject(raw) {
+	if err := json.Unmarshal(raw, &r); err != nil || !wire.IsObject(raw) {
 		return initResult{}, fmt.Errorf("broken answer to initialize: %s", wire.PreviewLine(raw))
 	}
 	seen := map[string]bool{}
@@ -79,17 +79,6 @@ func (e *entry) initialize(ctx context.Context, p *proc) (initResult, error) {
 
 // wants reports whether the child declared event.
 func (r initResult) wants(event string) bool { return slices.Contains(r.Events, event) }
-
-func isObject(raw json.RawMessage) bool {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c == '{'
-	}
-	return false
-}
 
 // toolNames returns the declared tools' names.
 func (r initResult) toolNames() []string {
