@@ -190,11 +190,13 @@ func (s *Server) syncLocked() {
 // schema of its in-process value (contract §5.4a [D20]); a tool without a
 // summary advertises none.
 func mcpTool(t tools.Tool) *mcp.Tool {
+	openWorld := false // every tool acts on the workspace only
 	mt := &mcp.Tool{
 		Name:        t.Name,
+		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: json.RawMessage(t.Parameters),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive},
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive, OpenWorldHint: &openWorld},
 	}
 	if len(mt.InputSchema.(json.RawMessage)) == 0 {
 		mt.InputSchema = json.RawMessage(`{"type":"object"}`)

@@ -222,3 +222,21 @@ func TestCancellationReachesTheTool(t *testing.T) {
 		t.Fatal("the tool never returned")
 	}
 }
+
+// TestToolsHaveTitlesAndHints: every tool has a title clients show and
+// says it stays in the workspace (openWorldHint false), besides its
+// read-only and destructive hints (conversations.md §4.3).
+func TestToolsHaveTitlesAndHints(t *testing.T) {
+	s := newStack(t)
+	tl, err := s.connect(t).ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	titles := map[string]string{}
+	for _, tool := range tl.Tools {
+		titles[tool.Name] = tool.Title
+		require.NotNil(t, tool.Annotations, tool.Name)
+		require.NotNil(t, tool.Annotations.OpenWorldHint, tool.Name)
+		assert.False(t, *tool.Annotations.OpenWorldHint, tool.Name)
+	}
+	assert.Equal(t, map[string]string{"list": "List directory", "read": "Read file", "write": "Write file", "edit": "Edit file",
+		"glob": "Find files", "grep": "Search file contents"}, titles)
+}
