@@ -104,7 +104,7 @@ func child(mode string) int {
 				evs = strings.Split(e, ",")
 			}
 			answer(m.ID, map[string]any{"name": "child", "version": "1", "events": evs, "tools": []any{
-				map[string]any{"name": os.Getenv("DSH_EXEC_TOOL"), "description": "Shouts its text back.",
+				map[string]any{"name": os.Getenv("DSH_EXEC_TOOL"), "title": "Shout", "description": "Shouts its text back.",
 					"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []string{"text"}}},
 			}[:toolCount()]})
 			if mode == "deaf" {

@@ -30,11 +30,13 @@ type initResult struct {
 // toolDecl is one declared tool: MCP's tool shape.
 type toolDecl struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Annotations *struct {
-		ReadOnlyHint    bool `json:"readOnlyHint"`
-		DestructiveHint bool `json:"destructiveHint"`
+		Title           string `json:"title"`
+		ReadOnlyHint    bool   `json:"readOnlyHint"`
+		DestructiveHint bool   `json:"destructiveHint"`
 	} `json:"annotations"`
 }
 

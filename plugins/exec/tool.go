@@ -19,8 +19,9 @@ const Sandboxless = "(runs outside the workspace sandbox)"
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
 // tool returns the registry's form of a declared tool: its description
-// ends with Sandboxless, its annotations become the read-only and
-// destructive hints, and each call is a tools/call to the child.
+// ends with Sandboxless, its title is `title` (else annotations.title), its
+// annotations become the read-only and destructive hints, and each call is
+// a tools/call to the child.
 func (e *entry) tool(d toolDecl) tools.Tool {
 	params := d.InputSchema
 	if len(params) == 0 || string(params) == "null" {
@@ -30,12 +31,15 @@ func (e *entry) tool(d toolDecl) tools.Tool {
 	if d.Description != "" {
 		desc = strings.TrimRight(d.Description, " \n") + " " + Sandboxless
 	}
-	t := tools.Tool{Name: d.Name, Description: desc, Parameters: params, Render: render,
+	t := tools.Tool{Name: d.Name, Title: d.Title, Description: desc, Parameters: params, Render: render,
 		Execute: func(ctx context.Context, args tools.Args, x *tools.Exec) (any, error) {
 			return e.callTool(ctx, d.Name, args, x)
 		}}
 	if d.Annotations != nil {
 		t.ReadOnly, t.Destructive = d.Annotations.ReadOnlyHint, d.Annotations.DestructiveHint
+		if t.Title == "" {
+			t.Title = d.Annotations.Title
+		}
 	}
 	return t
 }

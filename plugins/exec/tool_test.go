@@ -26,6 +26,7 @@ func TestDeclaredToolsAreRegisteredAndCalled(t *testing.T) {
 	tool, ok := s.Registry.Lookup("shout")
 	require.True(t, ok)
 	assert.Equal(t, "Shouts its text back. (runs outside the workspace sandbox)", tool.Description)
+	assert.Equal(t, "Shout", tool.Title)
 	assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`, string(tool.Parameters))
 
 	exec := &tools.Exec{CallID: "call-7", Conv: s.Conversation("stdio/c/x")}
