@@ -53,6 +53,15 @@ func (e *Exec) Principal() string {
 // Deprecated: use Conversation; SessionID is removed in the next release.
 func (e *Exec) SessionID() (string, bool) { return e.Conversation() }
 
+// Call returns the call's id (CallID), which the wire carries as the
+// actor's `call` (plugin-protocol.md §1).
+func (e *Exec) Call() string {
+	if e == nil {
+		return ""
+	}
+	return e.CallID
+}
+
 // ToolName returns the name of the tool being called.
 func (e *Exec) ToolName() string {
 	if e == nil {
