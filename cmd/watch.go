@@ -213,6 +213,11 @@ func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt 
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: hold,
 		frontEnd: func(e config.Entry) any { return mounted(e.Config, mount) },
+		announce: func(level, message string) {
+			if srv, ok := frontend.Key.Get(rt.host.Root()); ok {
+				srv.Announce(level, message)
+			}
+		},
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -291,10 +292,13 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 			return
 		}
 	}
-	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req)}
+	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req), Log: logOf(ctx, req)}
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
 		return s.reg.Execute(ctx, name, raw, exec)
 	}, func(res tools.Result) {
+		if code := res.Code(); code == "TIMEOUT" || code == "ABORTED" {
+			exec.Notify("warning", "tool "+name+": "+strings.TrimPrefix(res.Text(), "Error: "))
+		}
 		if r != nil {
 			if ask := r.finish(res); ask != nil {
 				answer(tools.Result{}, ask, nil)
@@ -320,6 +324,29 @@ func progressOf(ctx context.Context, req *mcp.CallToolRequest) tools.ProgressFun
 	ss := req.Session
 	return func(done, total float64, message string) {
 		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
+	}
+}
+
+// logOf returns where a call's log messages go: notifications/message to
+// the request's client, which the SDK sends only at or above the level the
+// client set (a legacy session's logging/setLevel, a 2026-07-28 request's
+// _meta log level).
+func logOf(ctx context.Context, req *mcp.CallToolRequest) func(level, message string) {
+	ss := req.Session
+	if ss == nil {
+		return nil
+	}
+	return func(level, message string) {
+		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
+	}
+}
+
+// Announce tells every legacy session that set a log level message at
+// level (conversations.md §4.3: a reload's result); the SDK drops it for a
+// session below its level.
+func (s *Server) Announce(level, message string) {
+	for ss := range s.srv.Sessions() {
+		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
 	}
 }
 

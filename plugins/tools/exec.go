@@ -28,6 +28,19 @@ type Exec struct {
 	// (nil otherwise); tools report through the throttle of
 	// [Exec.Progress].
 	Report ProgressFunc
+	// Log, when set, tells the call's client a message at level (MCP's
+	// logging levels: "debug", "info", "notice", "warning", "error", ...),
+	// which the client gets only at or above the level it chose; tools
+	// log through [Exec.Notify].
+	Log func(level, message string)
+}
+
+// Notify tells the call's client message at level, when its front end can
+// (Exec.Log); otherwise it does nothing.
+func (e *Exec) Notify(level, message string) {
+	if e != nil && e.Log != nil {
+		e.Log(level, message)
+	}
 }
 
 // Conversation returns the conversation's ID, and false when the call has
