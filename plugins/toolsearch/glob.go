@@ -115,7 +115,7 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 	v := globValue{Root: fsapi.Display(r.show(display)), maxKept: se.cfg.MaxKept}
 	var kept oldestFirst
 	if !inVCS(r.show(display)) {
-		seq := 0
+		seq, seen, progress := 0, 0, exec.Progress()
 		err := walker.Walk(budget, r.target, fsapi.WalkOptions{FileInfo: true}, func(e fsapi.WalkEntry) error {
 			if e.Path == "." {
 				return nil
@@ -129,6 +129,8 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 					v.Unreadable++
 				}
 			case fsapi.TypeFile:
+				seen++
+				progress.Report(float64(seen), 0, "files searched")
 				if pat.Match(e.Path, e.Name) {
 					v.TotalPaths++
 					heap.Push(&kept, globHit{rel: e.Path, mod: e.ModTime, seq: seq})

@@ -138,7 +138,7 @@ func (se *searcher) runGrep(ctx context.Context, req grepRequest, exec *tools.Ex
 	if info == nil {
 		return grepValue{}, fsapi.ErrSearchNotFound(display, nil)
 	}
-	run := &grepRun{se: se, req: req, root: r, opener: opener, budget: budget, ctx: ctx, stop: stopNone}
+	run := &grepRun{se: se, req: req, root: r, opener: opener, budget: budget, ctx: ctx, stop: stopNone, progress: exec.Progress()}
 	switch info.Type {
 	case fsapi.TypeFile:
 		err = run.searchFileRoot(info)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dsh-go/dsh/internal/gitignore"
 	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // ignoreFiles are the ignore files read from every directory, in
@@ -30,8 +31,9 @@ type grepRun struct {
 	req    grepRequest
 	root   root
 	opener fsapi.Opener
-	ctx    context.Context // the caller's
-	budget context.Context // the caller's, bounded by timeoutMs
+	ctx      context.Context // the caller's
+	budget   context.Context // the caller's, bounded by timeoutMs
+	progress *tools.Progress // the files searched so far, when the client asked
 
 	merged                                  atomic.Int64 // len(matches), for the workers' caps
 	matches                                 []keptMatch
@@ -229,6 +231,7 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 				break
 			}
 		}
+		run.progress.Report(float64(run.filesSearched), 0, "files searched")
 	}
 	wg.Wait()
 	if run.ctx.Err() != nil {
