@@ -27,10 +27,10 @@ type keptMatch struct {
 // grepRun is one grep call's search in progress: what it collected, in path
 // order, and its counters (search.md §6.5).
 type grepRun struct {
-	se     *searcher
-	req    grepRequest
-	root   root
-	opener fsapi.Opener
+	se       *searcher
+	req      grepRequest
+	root     root
+	opener   fsapi.Opener
 	ctx      context.Context // the caller's
 	budget   context.Context // the caller's, bounded by timeoutMs
 	progress *tools.Progress // the files searched so far, when the client asked
