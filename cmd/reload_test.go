@@ -51,6 +51,7 @@ type live struct {
 	loads    map[string]int // LOADING transitions per instance id since boot
 	logs     logBuffer
 	messages chan string // the client's notifications/message: "level data"
+	srv      *mcpserver.Server
 }
 
 // logBuffer collects log lines from several goroutines.
@@ -103,8 +104,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	ws := &workspace{dir: dep.Workspace, settled: true}
 	srv, err := mcpserver.New(l.rt.host.Root(), l.rt.reg, mcpserver.Options{Name: "dshhost", Version: "test", Logger: log, Cwd: ws.Dir})
 	require.NoError(t, err)
-	_, err = frontend.Key.Provide(l.rt.host.Root(), srv)
-	require.NoError(t, err)
+	l.srv = srv
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	served := make(chan struct{})
@@ -303,6 +303,8 @@ func TestABrokenFileKeepsTheLastGoodDeployment(t *testing.T) {
 // for log messages is told each reload's result (conversations.md §4.3).
 func TestAReloadsResultReachesTheSessionsThatSetALevel(t *testing.T) {
 	l := startLive(t, deploymentYAML(100, false))
+	_, err := frontend.Key.Provide(l.rt.host.Root(), l.srv) // as the mcp entry of serve does
+	require.NoError(t, err)
 	require.NoError(t, l.cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
 	message := func() string {
 		select {
