@@ -71,7 +71,7 @@ func (c *common) applyPolicy(dep *config.Deployment) error {
 	return nil
 }
 
-// shutdownTimeout bounds a command's whole teardown (host.WithShutdownTimeout).
+// shutdownTimeout bounds a command's whole teardown.
 const shutdownTimeout = 30 * time.Second
 
 // runtime is a booted deployment.
@@ -88,7 +88,7 @@ type runtime struct {
 // together with the runtime, so `plugins` can still show each instance; the
 // caller closes it.
 func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
-	h := host.New(host.WithLogger(log), host.WithShutdownTimeout(shutdownTimeout))
+	h := host.New(host.WithLogger(log))
 	listed := false
 	for _, e := range dep.Entries {
 		if e.Name == tools.Plugin.Name() {
@@ -120,10 +120,12 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 	return rt, nil
 }
 
-// shutdown disposes every plugin, logging disposer failures; the host bounds
-// it by shutdownTimeout.
+// shutdown disposes every plugin, logging disposer failures, within
+// shutdownTimeout.
 func shutdown(h *host.Host, log *slog.Logger) {
-	if err := h.Shutdown(context.Background()); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
 		log.Error("shutdown", "err", err)
 	}
 }

@@ -112,7 +112,7 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 		h.removeListener(t, l.id)
 		return nil
 	})
-	e.mode = inline
+	e.inline = true
 	l.dispose = e.dispose
 	h.listenerCount.Add(1)
 	h.topicMu.Lock()

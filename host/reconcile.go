@@ -152,13 +152,12 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 	}
 }
 
-// callApply runs the plugin's apply under recover with a load-bounded ctx,
-// whose timer starts only if apply waits on it (deadline.go).
+// callApply runs the plugin's apply under recover with a load-bounded ctx.
 func (h *Host) callApply(ctx context.Context, inst *Instance, scope *Scope, cfg any) error {
 	actx := context.WithoutCancel(ctx)
 	if h.loadTimeout > 0 {
 		var cancel context.CancelFunc
-		actx, cancel = withLazyDeadline(actx, h.loadTimeout)
+		actx, cancel = context.WithTimeout(actx, h.loadTimeout)
 		defer cancel()
 	}
 	site := fmt.Sprintf("plugin %q", inst.plugin.name)

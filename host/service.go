@@ -58,7 +58,7 @@ func (k *Key[T]) Provide(s *Scope, v T) (Disposer, error) {
 	e := s.addEffectLocked(fmt.Sprintf("provide(%q)", k.name), func(ctx context.Context) error {
 		return h.withdraw(ctx, k.name, sv)
 	})
-	e.mode = inline // host-owned: each dependent's disposers have their own timeouts
+	e.inline = true // host-owned: each dependent's disposers have their own timeouts
 	s.mu.Unlock()
 	if active {
 		ctx := context.Background()

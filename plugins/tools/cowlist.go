@@ -40,11 +40,7 @@ func (l *cowList[T]) remove(x T) {
 // registry's mutex, then notifying the change watchers when notify is set,
 // then waiting in drain when drain is not nil) when s ends or the returned
 // Disposer runs. When s is inactive, undo runs at once and host.ErrInactive
-// is returned. It is an InlineEffect: the list swap and the watchers (which
-// must not block) return at once, and drain waits only while calls run,
-// until its ctx ends at the host's dispose timeout; a goroutine and a timer
-// for each of a dozen tools and sections were most of a one-shot `dshhost
-// call`'s teardown.
+// is returned.
 func (r *Registry) own(s *host.Scope, label string, notify bool, undo func(), drain func(context.Context) error) (host.Disposer, error) {
 	remove := func(ctx context.Context) error {
 		r.mu.Lock()
@@ -58,7 +54,7 @@ func (r *Registry) own(s *host.Scope, label string, notify bool, undo func(), dr
 		}
 		return nil
 	}
-	d, err := s.InlineEffect(label, remove)
+	d, err := s.Effect(label, remove)
 	if err != nil {
 		_ = remove(context.Background())
 		return nil, err
