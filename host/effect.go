@@ -116,9 +116,8 @@ func (s *Scope) removeEffect(e *effect) {
 	}
 }
 
-// close ends the scope: it refuses new registrations, runs every effect
-// (goroutines started with Go included) newest first, then cancels the
-// scope's context. It returns the joined failures; each is also logged.
+// close ends the scope: it refuses new registrations, then runs every
+// effect (goroutines started with Go included) newest first. It returns the joined failures; each is also logged.
 func (s *Scope) close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -137,6 +136,5 @@ func (s *Scope) close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	s.cancel()
 	return joinErrors(errs)
 }

@@ -34,7 +34,6 @@ type Host struct {
 	listenerCount atomic.Int64
 	effectCount   atomic.Int64
 	statusHooks   hookList[*statusHook]
-	dispatchHooks hookList[*dispatchHook]
 }
 
 // Option configures a Host in New.
@@ -78,9 +77,6 @@ var rootPlugin = &Plugin{name: "root"}
 // Root returns the host's root scope: the parent of every top-level mount.
 // After Shutdown it is inactive: registrations on it return ErrInactive.
 func (h *Host) Root() *Scope { return h.rootScope }
-
-// Logger returns the host's logger.
-func (h *Host) Logger() *slog.Logger { return h.log }
 
 // Plugin mounts p under the root scope; see [Scope.Plugin].
 func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOption) (*Instance, error) {

@@ -24,14 +24,10 @@ type topic struct {
 
 // listener is one entry of a topic: host-owned, removed by id.
 type listener struct {
-	id      int64
-	owner   *Instance
-	fn      any // the descriptor's typed listener function
-	once    bool
-	fired   atomic.Bool
-	prio    int
-	seq     int64 // negative for prepends, most recent lowest
-	dispose Disposer
+	id    int64
+	owner *Instance
+	fn    any   // the descriptor's typed listener function
+	seq   int64 // negative for prepends, most recent lowest
 }
 
 // ListenOption configures one registration.
@@ -39,22 +35,11 @@ type ListenOption func(*listenOptions)
 
 type listenOptions struct {
 	prepend bool
-	once    bool
-	prio    int
 }
 
-// Prepend puts the listener before every listener of the same priority
-// registered so far; among prepended listeners the most recent leads
-// (host §1.5).
+// Prepend puts the listener before every listener registered so far; among
+// prepended listeners the most recent leads (host §1.5).
 func Prepend() ListenOption { return func(o *listenOptions) { o.prepend = true } }
-
-// Once makes the listener fire at most once, claimed by an atomic
-// compare-and-swap, and then removes it (host §2.2, §6 item 15).
-func Once() ListenOption { return func(o *listenOptions) { o.once = true } }
-
-// Priority orders listeners by n, highest first; equal priorities keep
-// registration order (and Prepend). The default is 0.
-func Priority(n int) ListenOption { return func(o *listenOptions) { o.prio = n } }
 
 // topicOf returns h's table for ev, or nil when nothing ever listened.
 func (h *Host) topicOf(ev *event) *topic {
@@ -95,7 +80,7 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	if s.closed {
 		return nil, ErrInactive
 	}
-	l := &listener{fn: fn, owner: s.inst, once: o.once, prio: o.prio}
+	l := &listener{fn: fn, owner: s.inst}
 	n := h.seq.Add(1)
 	l.id = n
 	l.seq = n
@@ -105,15 +90,11 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	h.topicMu.Lock()
 	t := h.topicForLocked(ev)
 	h.topicMu.Unlock()
-	// The effect (and l.dispose, which a Once listener calls when it fires)
-	// must exist before l is published: a concurrent dispatch may claim l
-	// as soon as the list is stored.
 	e := s.addEffectLocked(fmt.Sprintf("on(%q)", ev.name), func(context.Context) error {
 		h.removeListener(t, l.id)
 		return nil
 	})
 	e.inline = true
-	l.dispose = e.dispose
 	h.listenerCount.Add(1)
 	h.topicMu.Lock()
 	var next []*listener
@@ -121,12 +102,7 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 		next = append(next, *p...)
 	}
 	next = append(next, l)
-	sort.SliceStable(next, func(i, j int) bool {
-		if next[i].prio != next[j].prio {
-			return next[i].prio > next[j].prio
-		}
-		return next[i].seq < next[j].seq
-	})
+	sort.SliceStable(next, func(i, j int) bool { return next[i].seq < next[j].seq })
 	t.list.Store(&next)
 	h.topicMu.Unlock()
 	return e.dispose, nil
@@ -153,19 +129,6 @@ func (h *Host) removeListener(t *topic, id int64) {
 		t.list.Store(&next)
 		h.listenerCount.Add(-1)
 	}
-}
-
-// claim reports whether l may fire now: always for a persistent listener,
-// exactly once for a Once listener, which is then removed.
-func (l *listener) claim(ctx context.Context) bool {
-	if !l.once {
-		return true
-	}
-	if !l.fired.CompareAndSwap(false, true) {
-		return false
-	}
-	_ = l.dispose(context.WithoutCancel(ctx))
-	return true
 }
 
 func listenerSite(name string) string { return fmt.Sprintf("listener of %q", name) }
