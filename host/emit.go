@@ -43,7 +43,7 @@ func (n *Notify[A]) Emit(ctx context.Context, s *Scope, a A) error {
 	if t == nil {
 		return nil
 	}
-	if p := t.list.Load(); p == nil || len(*p) == 0 {
+	if len(t.list.load()) == 0 {
 		return nil
 	}
 	if inDispatch(ctx) {

@@ -33,7 +33,7 @@ type Host struct {
 	seq           atomic.Int64
 	listenerCount atomic.Int64
 	effectCount   atomic.Int64
-	statusHooks   hookList[*statusHook]
+	statusHooks   cowList[*statusHook]
 }
 
 // Option configures a Host in New.

@@ -1,10 +1,9 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
-	"sync/atomic"
 )
 
 // event is the untyped identity of an event descriptor; listener tables are
@@ -13,22 +12,25 @@ type event struct {
 	name string
 }
 
-// topic is one host's listener table for one event: an immutable, ordered
-// slice behind an atomic pointer (copy-on-write, host §3.5, §4.2).
+// topic is one host's listener table for one event: an ordered
+// copy-on-write list (host §3.5, §4.2).
 type topic struct {
 	ev         *event
-	list       atomic.Pointer[[]*listener]
+	list       cowList[*listener]
 	subscribed bool   // on the EventBus; guarded by h.topicMu
 	busName    string // the EventBus topic, set on subscribing; guarded by h.topicMu
 }
 
-// listener is one entry of a topic: host-owned, removed by id.
+// listener is one entry of a topic: host-owned, and removed by its
+// identity (each registration makes its own: host §4.2's id).
 type listener struct {
-	id    int64
-	owner *Instance
-	fn    any   // the descriptor's typed listener function
-	seq   int64 // negative for prepends, most recent lowest
+	fn  any   // the descriptor's typed listener function
+	seq int64 // the registration's number, negated for a prepend
 }
+
+// bySeq orders a topic's listeners: prepends first, the most recent
+// leading, then the rest in registration order (host §1.5).
+func bySeq(a, b *listener) int { return cmp.Compare(a.seq, b.seq) }
 
 // ListenOption configures one registration.
 type ListenOption func(*listenOptions)
@@ -52,9 +54,7 @@ func (h *Host) topicOf(ev *event) *topic {
 // snapshot returns the current listener list of ev (nil when empty).
 func (h *Host) snapshot(ev *event) []*listener {
 	if t := h.topicOf(ev); t != nil {
-		if p := t.list.Load(); p != nil {
-			return *p
-		}
+		return t.list.load()
 	}
 	return nil
 }
@@ -80,55 +80,23 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	if s.closed {
 		return nil, ErrInactive
 	}
-	l := &listener{fn: fn, owner: s.inst}
-	n := h.seq.Add(1)
-	l.id = n
-	l.seq = n
+	l := &listener{fn: fn, seq: h.seq.Add(1)}
 	if o.prepend {
-		l.seq = -n
+		l.seq = -l.seq
 	}
 	h.topicMu.Lock()
 	t := h.topicForLocked(ev)
 	h.topicMu.Unlock()
 	e := s.addEffectLocked(fmt.Sprintf("on(%q)", ev.name), func(context.Context) error {
-		h.removeListener(t, l.id)
+		if t.list.remove(l) {
+			h.listenerCount.Add(-1)
+		}
 		return nil
 	})
 	e.inline = true
 	h.listenerCount.Add(1)
-	h.topicMu.Lock()
-	var next []*listener
-	if p := t.list.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, l)
-	sort.SliceStable(next, func(i, j int) bool { return next[i].seq < next[j].seq })
-	t.list.Store(&next)
-	h.topicMu.Unlock()
+	t.list.add(l, bySeq)
 	return e.dispose, nil
-}
-
-// removeListener drops the entry with id from t, exactly that one.
-func (h *Host) removeListener(t *topic, id int64) {
-	h.topicMu.Lock()
-	defer h.topicMu.Unlock()
-	p := t.list.Load()
-	if p == nil {
-		return
-	}
-	next := make([]*listener, 0, len(*p))
-	found := false
-	for _, l := range *p {
-		if l.id == id {
-			found = true
-			continue
-		}
-		next = append(next, l)
-	}
-	if found {
-		t.list.Store(&next)
-		h.listenerCount.Add(-1)
-	}
 }
 
 func listenerSite(name string) string { return fmt.Sprintf("listener of %q", name) }
