@@ -20,6 +20,7 @@ import (
 
 	_ "github.com/dsh-go/dsh/examples/auditlog"
 	_ "github.com/dsh-go/dsh/examples/protectedpaths"
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	_ "github.com/dsh-go/dsh/plugins/standard"
 )
@@ -321,4 +322,27 @@ func firstLine(s string) string {
 	sc := bufio.NewScanner(strings.NewReader(s))
 	sc.Scan()
 	return sc.Text()
+}
+
+// The default deployment is written once, in config; the YAML block that
+// opens configuration.md shows it and must list the same entries.
+func TestTheDocumentedDefaultDeploymentIsTheBuiltIn(t *testing.T) {
+	md := read(t, "docs/configuration.md")
+	start := strings.Index(md, "```yaml\n")
+	require.GreaterOrEqual(t, start, 0, "configuration.md opens with the default deployment as YAML")
+	block, _, ok := strings.Cut(md[start+len("```yaml\n"):], "```")
+	require.True(t, ok)
+	var shown []string
+	for l := range strings.SplitSeq(block, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(l), "- name: "); ok {
+			shown = append(shown, name)
+		}
+	}
+	dep, err := config.Load(config.Options{Dir: t.TempDir()})
+	require.NoError(t, err)
+	var built []string
+	for _, e := range dep.Entries {
+		built = append(built, e.Name)
+	}
+	assert.Equal(t, built, shown)
 }
