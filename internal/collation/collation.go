@@ -16,7 +16,7 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
-	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/internal/quote"
 )
 
 // collators are pooled: a collate.Collator is not safe for concurrent use.
@@ -54,7 +54,7 @@ func (k *keyer) compute(name string) []byte {
 		k.c = collators.Get().(*collate.Collator)
 		k.buf = new(collate.Buffer)
 	}
-	key := bytes.Clone(k.c.KeyFromString(k.buf, fsapi.Display(name)))
+	key := bytes.Clone(k.c.KeyFromString(k.buf, quote.ReplaceInvalid(name)))
 	k.buf.Reset()
 	return key
 }

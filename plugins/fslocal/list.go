@@ -130,7 +130,7 @@ func (p *Provider) child(dir *os.Root, t fsapi.Target, name string) fsapi.DirEnt
 // location stat'ed through the tree. A child that cannot be resolved or
 // stat'ed is e as given (TypeOther, keyed by t's key and the raw name).
 func (p *Provider) linkChild(t fsapi.Target, e fsapi.DirEntry) fsapi.DirEntry {
-	loc, err := p.walk(t.Key, true, []string{e.Name})
+	loc, err := p.tree.walk(t.Key, true, []string{e.Name})
 	if err != nil || !loc.exists {
 		return e
 	}

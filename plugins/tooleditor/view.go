@@ -8,7 +8,6 @@ import (
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/textstream"
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -17,7 +16,7 @@ import (
 // directory listing, or the file's rows streamed with the line count, the
 // range checks and an fs/observed of the version Stat saw.
 func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := workdir.Resolve(ctx, e.fs, c.path, exec.Cwd())
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.SessionOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}
