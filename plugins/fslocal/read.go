@@ -8,10 +8,10 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/dsh-go/dsh/internal/eol"
-	"github.com/dsh-go/dsh/internal/lfscan"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -56,7 +56,7 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
 		return "", fsapi.ErrBinary("read", t.DisplayPath)
 	}
-	if _, valid := lfscan.Count(unsafe.Slice(unsafe.StringData(text), len(text))); !valid {
+	if !utf8.ValidString(text) {
 		return "", fsapi.ErrInvalidUTF8("read", t.DisplayPath)
 	}
 	text, _ = eol.StripBOM(text)

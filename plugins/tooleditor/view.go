@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/internal/textstream"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -40,7 +40,7 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 	case info.Type != fsapi.TypeFile:
 		return nil, errNotViewable(t.DisplayPath)
 	}
-	chunks, err := textstream.Scan(ctx, e.fs, t)
+	chunks, err := fsapi.ScanBytes(ctx, e.fs, t)
 	if err != nil {
 		return nil, e.readFailure(ctx, t, info, exec, err)
 	}
@@ -53,7 +53,9 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 		if err != nil {
 			return nil, e.readFailure(ctx, t, info, exec, err)
 		}
-		rows.feed(chunk)
+		// chunk is valid until the next step; feed copies what it keeps
+		// and never modifies it.
+		rows.feed(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 	}
 	n := rows.finish()
 	if c.hasRange {
