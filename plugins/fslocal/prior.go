@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -24,8 +23,8 @@ const shapeBytes = 1 << 20
 // shapeOf returns the shape of the prior file's bytes, from the first
 // shapeBytes of them.
 func shapeOf(prior string) priorShape {
-	rest, bom := eol.StripBOM(prior[:min(len(prior), shapeBytes)])
-	return priorShape{bom: bom, crlfDominant: eol.CRLFDominant(rest)}
+	rest, bom := stripBOM(prior[:min(len(prior), shapeBytes)])
+	return priorShape{bom: bom, crlfDominant: crlfDominant(rest)}
 }
 
 // encode returns the bytes that write content over a file of this shape:
@@ -34,10 +33,10 @@ func shapeOf(prior string) priorShape {
 func (s priorShape) encode(content string) string {
 	data := content
 	if s.crlfDominant {
-		data = eol.BareLFToCRLF(data)
+		data = bareLFToCRLF(data)
 	}
-	if s.bom && !strings.HasPrefix(content, eol.BOM) {
-		data = eol.BOM + data
+	if s.bom && !strings.HasPrefix(content, utf8BOM) {
+		data = utf8BOM + data
 	}
 	return data
 }

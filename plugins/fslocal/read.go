@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -59,7 +58,7 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if !utf8.ValidString(text) {
 		return "", fsapi.ErrInvalidUTF8("read", t.DisplayPath)
 	}
-	text, _ = eol.StripBOM(text)
+	text, _ = stripBOM(text)
 	return text, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"iter"
 	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -169,7 +168,7 @@ func decodeText(ctx context.Context, r io.Reader, display string) iter.Seq2[[]by
 			out := buf[:cut]
 			if !started {
 				started = true
-				out = bytes.TrimPrefix(out, []byte(eol.BOM))
+				out = bytes.TrimPrefix(out, []byte(utf8BOM))
 			}
 			if len(out) > 0 && !yield(out, nil) {
 				return

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -103,7 +102,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 			defer f.Close()
 			src = f
 			if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
-				before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
+				before := toLF(strings.TrimPrefix(prior, utf8BOM))
 				out.Before = &before
 			}
 			data = encodeLike(prior, content)
@@ -112,7 +111,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if out.BasisOmitted || int64(len(content)) > basis {
 		out.Before, out.BasisOmitted = nil, true
 	} else {
-		out.After = eol.ToLF(content)
+		out.After = toLF(content)
 	}
 	c := change{op: "write", data: data, prior: fi, src: src, lock: lk,
 		exclusive: intent != nil && intent.Kind == fsapi.CreateIfAbsent}
