@@ -315,7 +315,7 @@ func assertListsDenied(t *testing.T, w *workspace, rel string) {
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
 	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
-	defer fslocal.DisableRawOpen()()
+	defer fslocal.DisableOpenat2()()
 	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
 }

@@ -47,9 +47,9 @@ func (s priorShape) encode(content string) string {
 // readPrior does: FS_ABORTED `<op> aborted` between chunks, permission
 // errors for op.
 func (p *Provider) scanPrior(ctx context.Context, t fsapi.Target, op string) (priorShape, error) {
-	f, _, err := p.openKey(t, op)
+	f, err := p.openRegular(ctx, t, op)
 	if err != nil {
-		return priorShape{}, coded(op, t.DisplayPath, err)
+		return priorShape{}, err
 	}
 	defer f.Close()
 	head, err := readAll(ctx, io.LimitReader(f, shapeBytes), shapeBytes, op)

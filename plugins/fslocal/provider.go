@@ -22,7 +22,6 @@ type Provider struct {
 	hardLinks string // HardLinksPreserve or HardLinksBreak
 	tree      tree
 	locks     lockTable
-	dirs      dirSnapshots // recent directory reads, for ListEntries
 	closeOnce sync.Once
 	closeErr  error
 }

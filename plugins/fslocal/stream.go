@@ -105,11 +105,8 @@ func (p *Provider) streamChecks(ctx context.Context, t fsapi.Target) error {
 // text ends. Errors are coded as StreamBytes's. The file is closed before
 // scanFile returns.
 func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, consume func([]byte) bool) error {
-	f, _, err := p.openKey(t, "read")
+	f, err := p.openRegular(ctx, t, "read")
 	if err != nil {
-		if absent(err) {
-			err = fsapi.ErrNotFound("read", t.DisplayPath, err)
-		}
 		return err
 	}
 	defer f.Close()
