@@ -51,3 +51,6 @@ func (v lineView) raw(off int) int {
 	k := sort.SearchInts(v.pairs, off)
 	return off + k
 }
+
+// pairCount returns the number of CRLF pairs of the raw text.
+func (v lineView) pairCount() int { return len(v.pairs) }

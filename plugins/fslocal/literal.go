@@ -45,7 +45,9 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 		return "", "", fsapi.ErrEditNotFound(display)
 	}
 	insert := toLF(req.NewString)
-	if crlfDominant(raw) {
+	// The dominance rule from the view's count of CRLF pairs: a file with
+	// none is never CRLF-dominant, and needs no count of its LFs.
+	if crlf := v.pairCount(); crlf > 0 && crlf > strings.Count(raw, "\n")-crlf {
 		insert = lfToCRLF(insert)
 	}
 	var b strings.Builder
