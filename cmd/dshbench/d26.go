@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// touchOnly runs the series of contract D26 ("touch only what is needed")
+// against the official server, same client, same files: the first window
+// of the 200 MB file (the official server's `head: 2000`), 5 bytes written
+// over the 1 GB file (remade before each write), and the time from a
+// server's start to its answer to `initialize`; and the 10 MB one-line
+// edit against the safe-replace floor, done here in process: read the
+// file, replace the line, write a temporary file in its directory, fsync
+// it, rename it over, fsync the directory.
+func (b *bench) touchOnly() {
+	dshServe := []string{b.dshhost, "serve", "--workspace", b.ws}
+	var offServe []string
+	if b.official != nil {
+		offServe = append(append([]string{}, b.official...), b.ws)
+	}
+
+	cold := func(argv []string) figure {
+		if argv == nil {
+			return figure{}
+		}
+		var times []time.Duration
+		for range b.n / 4 {
+			start := time.Now()
+			s, err := startServer(argv[0], b.ws, argv...)
+			if err != nil {
+				return figure{err: err}
+			}
+			times = append(times, time.Since(start))
+			s.stop()
+		}
+		p50, p99 := percentiles(times)
+		return figure{p50: p50, p99: p99}
+	}
+	b.add(row{name: "start to initialize answered", command: "dshhost serve / official server: spawn, initialize, its answer",
+		dsh: cold(dshServe), other: cold(offServe), otherName: "official", maxRatio: 1.0})
+
+	floor, err := b.safeReplaceFloor(max(b.n/10, 4))
+	edit := b.editFigure
+	b.add(row{name: "edit, one line of a 10 MB file, vs a safe replace", command: "the edit series above / read, replace, temp file, fsync, rename, directory fsync in process",
+		dsh: edit, other: figure{p50: floor, p99: floor, err: err}, otherName: "safe replace", maxRatio: 1.2})
+
+	if b.quick {
+		return
+	}
+	window := func(argv []string, tool, args string) figure {
+		if argv == nil {
+			return figure{}
+		}
+		s, err := startServer(argv[0], b.ws, argv...)
+		if err != nil {
+			return figure{err: err}
+		}
+		defer s.stop()
+		return series(s, tool, func(int) string { return args }, 2, max(b.n/10, 4))
+	}
+	b.add(row{name: "read, first window of a 200 MB file, warm", command: `read {"file_path":"big200m.txt"} / read_text_file {"path":...,"head":2000}`,
+		dsh:   window(dshServe, "read", `{"file_path":"`+bigFile+`"}`),
+		other: window(offServe, "read_text_file", `{"path":`+strconv.Quote(b.path(bigFile))+`,"head":2000}`), otherName: "official", maxRatio: 1.0})
+
+	overwrite := func(argv []string, tool, args string) figure {
+		if argv == nil {
+			return figure{}
+		}
+		var times []time.Duration
+		for range 2 {
+			if err := writeLines(b.path(hugeFile), 0, 1_000_000_000, ""); err != nil {
+				return figure{err: err}
+			}
+			s, err := startServer(argv[0], b.ws, argv...)
+			if err != nil {
+				return figure{err: err}
+			}
+			_, d, err := s.call(tool, args)
+			s.stop()
+			if err != nil {
+				return figure{err: err}
+			}
+			times = append(times, d)
+		}
+		p50, p99 := percentiles(times)
+		return figure{p50: p50, p99: p99}
+	}
+	dshWrite := overwrite(append(append([]string{}, dshServe...), "--disable", "fspolicy"), "write", `{"file_path":"`+hugeFile+`","content":"hello"}`)
+	offWrite := overwrite(offServe, "write_file", `{"path":`+strconv.Quote(b.path(hugeFile))+`,"content":"hello"}`)
+	b.add(row{name: "write 5 bytes over a 1 GB file, warm", command: `write {"file_path":"huge1g.txt","content":"hello"} / write_file, the file remade before each`,
+		dsh: dshWrite, other: offWrite, otherName: "official", maxRatio: 1.0})
+}
+
+// safeReplaceFloor returns the median time of n safe replaces of one line
+// of a copy of the 10 MB edit fixture: the least a durable edit does.
+func (b *bench) safeReplaceFloor(n int) (time.Duration, error) {
+	path := b.path("edit10m-floor.txt")
+	if err := writeLines(path, 0, 10_000_000, "MARKER-A"); err != nil {
+		return 0, err
+	}
+	var times []time.Duration
+	for i := range n {
+		from, to := toggle(i)
+		start := time.Now()
+		if err := safeReplace(path, from, to); err != nil {
+			return 0, err
+		}
+		times = append(times, time.Since(start))
+	}
+	p50, _ := percentiles(times)
+	return p50, nil
+}
+
+func safeReplace(path, from, to string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	i := bytes.Index(data, []byte(from))
+	if i < 0 {
+		return fmt.Errorf("%s: no %s", path, from)
+	}
+	out := append(append(append(make([]byte, 0, len(data)-len(from)+len(to)), data[:i]...), to...), data[i+len(from):]...)
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".floor-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
