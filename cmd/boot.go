@@ -141,8 +141,8 @@ func (r *runtime) session() *tools.Session {
 // newID returns a random (version 4) UUID drawn from math/rand/v2, whose
 // generator the runtime seeds from the kernel at start. A CLI process names
 // its session and its calls with these IDs; they guard nothing, and
-// crypto/rand's first read (getrandom setting up its per-thread state) was
-// 4% of `dshhost call`'s own work (docs/benchmarks.md).
+// crypto/rand's first read (getrandom setting up its per-thread state) is a
+// cost a one-shot `dshhost call` need not pay.
 func newID() string {
 	var id uuid.UUID
 	binary.LittleEndian.PutUint64(id[:8], rand.Uint64())

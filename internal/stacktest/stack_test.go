@@ -380,8 +380,7 @@ func readEveryWay(t *testing.T, text, args string) map[string]string {
 	return results
 }
 
-// TestNonTextReadAuthorisesAReplace is issue 11 item 7 and contract §4
-// [D14]: a read refused as binary or invalid UTF-8 records a present
+// TestNonTextReadAuthorisesAReplace is contract §4 [D14]: a read refused as binary or invalid UTF-8 records a present
 // observation, so the write that follows replaces the file, and an edit
 // fails in the provider, not in the policy. Large files take the streamed
 // path, which must record the same.

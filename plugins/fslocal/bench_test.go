@@ -17,7 +17,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
-// Benchmarks of issue 3, item 4. They create their big files in b.TempDir()
+// Benchmarks of the provider's reads, writes and listings. They create their big files in b.TempDir()
 // and run only with -bench, e.g.
 //
 //	go test -run '^$' -bench . -benchtime 3x ./plugins/fslocal/
