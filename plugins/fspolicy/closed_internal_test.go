@@ -17,7 +17,8 @@ func (a sessionActor) SessionID() (string, bool) { return string(a), true }
 func (a sessionActor) ToolName() string          { return "read" }
 
 // TestTenThousandClosedSessionsLeaveNoState: a server that opens and
-// closes sessions for a long time keeps no observation of closed ones.
+// closes sessions for a long time keeps no observation of closed ones
+// (issue 12).
 func TestTenThousandClosedSessionsLeaveNoState(t *testing.T) {
 	p := newPolicy()
 	for i := range 10000 {
