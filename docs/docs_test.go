@@ -308,3 +308,15 @@ func TestTheDocumentedDefaultDeploymentIsTheBuiltIn(t *testing.T) {
 	}
 	assert.Equal(t, built, shown)
 }
+
+// The README's layout table names every package of the module.
+func TestTheReadmeLayoutListsEveryPackage(t *testing.T) {
+	layout, ok := section(read(t, "README.md"), "## Layout")
+	require.True(t, ok)
+	for _, dir := range packageDirs(t) {
+		if dir == "." {
+			continue
+		}
+		assert.Contains(t, layout, "`"+dir+"/`", "README.md's layout lists %s", dir)
+	}
+}
