@@ -24,6 +24,7 @@ require (
 )
 
 require (
+	github.com/gowebpki/jcs v1.0.2 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect

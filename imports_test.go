@@ -28,8 +28,9 @@ const module = "github.com/dsh-go/dsh/"
 //   - plugins/fsapi imports the host (its service key);
 //   - events imports the host and plugins/fsapi (payloads carry targets);
 //   - a plugin imports the contracts (events, plugins/fsapi,
-//     plugins/tools), the host and internal packages, never another
-//     plugin; plugins/standard, the default set, imports the plugins;
+//     plugins/tools, plugins/frontend), the host and internal packages,
+//     never another plugin; plugins/standard, the default set, imports the
+//     plugins;
 //   - config imports the host alone (plugins are found by name);
 //   - cmd may import any of those layers, but nothing imports cmd except a
 //     binary (cmd/dshhost, a custom one in examples);
@@ -40,7 +41,8 @@ const module = "github.com/dsh-go/dsh/"
 // stacks for other packages' tests.
 func allowed(from, to string) bool {
 	under := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
-	contract := to == "events" || under(to, "events") || to == "plugins/fsapi" || to == "plugins/tools" || to == "host"
+	contract := to == "events" || under(to, "events") || to == "host" ||
+		to == "plugins/fsapi" || to == "plugins/tools" || to == "plugins/frontend"
 	switch {
 	case strings.HasSuffix(from[strings.LastIndex(from, "/")+1:], "test"):
 		return true

@@ -8,13 +8,14 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
-	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -29,10 +30,20 @@ func (c *common) deployment(env Env) (*config.Deployment, error) {
 	if file != "" && !filepath.IsAbs(file) && env.Dir != "" {
 		file = filepath.Join(env.Dir, file)
 	}
-	dep, err := config.Load(config.Options{File: file, Workspace: c.workspace, Dir: env.Dir,
-		Disable: c.disable, Set: c.set, Environ: env.Environ})
+	opts := config.Options{File: file, Workspace: c.workspace, Dir: env.Dir, Disable: c.disable, Set: c.set, Environ: env.Environ}
+	dep, err := config.Load(opts)
 	if err != nil {
 		return nil, err
+	}
+	if fe, ferr := frontEndOf(dep); ferr == nil {
+		// serve's transport flags bind to the front end's entry, as
+		// --set does, after the other layers.
+		if sets := c.transport.sets(fe.ID, fe.Config); len(sets) > 0 {
+			opts.Set = append(slices.Clip(opts.Set), sets...)
+			if dep, err = config.Load(opts); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := c.applyPolicy(dep); err != nil {
 		return nil, err
@@ -104,7 +115,7 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 		}
 	}
 	for _, e := range dep.Enabled() {
-		if e.Plugin == mcpplugin.Plugin {
+		if frontend.Provides(e.Plugin) {
 			continue // serve mounts it last; call and run never start it
 		}
 		if _, err := h.Plugin(ctx, e.Plugin, e.Config, host.ID(e.ID)); err != nil {
@@ -132,15 +143,19 @@ func shutdown(h *host.Host, log *slog.Logger) {
 
 func (r *runtime) close() { shutdown(r.host, r.log) }
 
-// session returns a fresh session in the workspace: every CLI invocation
-// is one session.
-func (r *runtime) session() *tools.Session {
-	return &tools.Session{ID: "cli-" + newID(), Cwd: r.dep.Workspace}
+// cliPrincipal is the principal of every CLI call (conversations.md §1).
+const cliPrincipal = "cli"
+
+// conversation returns a fresh conversation in the workspace, named
+// `cli/<kind>/<uuid>`: each `call` (kind "call") and each `run` invocation
+// (kind "run") is one conversation (conversations.md §1).
+func (r *runtime) conversation(kind string) *tools.Conversation {
+	return &tools.Conversation{ID: cliPrincipal + "/" + kind + "/" + newID(), Principal: cliPrincipal, Cwd: r.dep.Workspace}
 }
 
 // newID returns a random (version 4) UUID drawn from math/rand/v2, whose
 // generator the runtime seeds from the kernel at start. A CLI process names
-// its session and its calls with these IDs; they guard nothing, and
+// its conversation and its calls with these IDs; they guard nothing, and
 // crypto/rand's first read (getrandom setting up its per-thread state) is a
 // cost a one-shot `dshhost call` need not pay.
 func newID() string {

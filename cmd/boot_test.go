@@ -162,7 +162,7 @@ func TestInformationCommands(t *testing.T) {
 		writeFile(t, filepath.Join(w, "e.txt"), "x")
 		res := dshhost(t, w, "", nil, "call", "edit", `{"file_path":"e.txt","old_string":"x","new_string":"y"}`)
 		assert.Equal(t, 1, res.code)
-		assert.Contains(t, res.stderr, "each call is its own session")
+		assert.Contains(t, res.stderr, "each call is its own conversation")
 	})
 	t.Run("every command has --help, and --version works", func(t *testing.T) {
 		for _, c := range []string{"serve", "call", "run", "tools", "prompt", "plugins", "config"} {

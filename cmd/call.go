@@ -10,7 +10,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// call runs `dshhost call TOOL [JSON]`: one call in a fresh session (so,
+// call runs `dshhost call TOOL [JSON]`: one call in a fresh conversation (so,
 // with the read-before-edit policy on, an earlier call's read never
 // authorises it); prints the text; exit 0 on success, 1 on a tool error, 2
 // on unusable input.
@@ -28,7 +28,7 @@ func call(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) == 2 {
 		args = json.RawMessage(rest[1])
 	}
-	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{CallID: newID(), Session: rt.session()})
+	res := rt.reg.Execute(ctx, rest[0], args, &tools.Exec{CallID: newID(), Conv: rt.conversation("call")})
 	fmt.Fprintln(env.Stdout, res.Text())
 	if res.IsError {
 		if res.Code() == "UNKNOWN_TOOL" {
@@ -39,7 +39,7 @@ func call(ctx context.Context, env Env, c *common, rest []string) int {
 			fmt.Fprintf(env.Stderr, "%s: the tools of this deployment are: %s ('%s tools' prints their schemas)\n", program, strings.Join(names, ", "), program)
 		}
 		if res.Code() == "FS_NOT_OBSERVED" {
-			fmt.Fprintf(env.Stderr, "%s: each call is its own session, so a read in an earlier call does not count: run the read and this call in one '%s run' script, or disable the read-before-edit policy with --disable fspolicy\n", program, program)
+			fmt.Fprintf(env.Stderr, "%s: each call is its own conversation, so a read in an earlier call does not count: run the read and this call in one '%s run' script, or disable the read-before-edit policy with --disable fspolicy\n", program, program)
 		}
 		return 1
 	}

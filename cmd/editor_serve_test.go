@@ -23,7 +23,7 @@ func TestServeTheEditorOverStdio(t *testing.T) {
 	w := workspace(t)
 	writeFile(t, filepath.Join(w, "config.txt"), "mode=DEBUG\nlevel=info\n")
 	config := filepath.Join(t.TempDir(), "editor.yaml")
-	writeFile(t, config, "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n  - name: tooleditor\n")
+	writeFile(t, config, "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n  - name: tooleditor\n  - name: mcp\n")
 	cmd := exec.Command(binary, "serve", "--config", config, "--workspace", w)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -99,10 +99,10 @@ var commands = []command{
 	{name: "serve", summary: "serve the tools to MCP clients over stdio, or streamable HTTP with --http", run: serve,
 		extra: func(fs *flag.FlagSet, c *common) {
 			fs.BoolVar(&c.watch, "watch", false, "reload the deployment when the --config file changes (also `watch: true` in the file)")
-			c.mcp.register(fs)
+			c.transport.register(fs)
 		}},
-	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh session and print its text (exit 1 on a tool error)", run: call},
-	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one session (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
+	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh conversation and print its text (exit 1 on a tool error)", run: call},
+	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one conversation (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
 		extra: func(fs *flag.FlagSet, c *common) {
 			fs.StringVar(&c.policy, "policy", "", "`on|off`: mount or disable the fspolicy entry, whatever the config says")
 		}},
@@ -193,7 +193,7 @@ type common struct {
 	config, workspace, logLevel, policy string
 	disable, set                        listFlag
 	json, watch                         bool
-	mcp                                 mcpFlags // serve's own
+	transport                           transportFlags // serve's own
 }
 
 func (c *common) register(fs *flag.FlagSet) {

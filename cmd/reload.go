@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,16 +13,25 @@ import (
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
-	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // infrastructure reports whether entry e is one a reload never disposes:
-// the tool registry and the MCP front end (restarting either would cut the
-// client's tools or its session). A config change reaches them through
-// Instance.Update, in place when they accept it (host.OnUpdate).
+// the tool registry and the front end, the entry whose plugin provides
+// "frontend" (restarting either would cut the client's tools or its
+// session). A config change reaches them through Instance.Update, in place
+// when they accept it (host.OnUpdate).
 func infrastructure(e config.Entry) bool {
-	return e.Name == tools.Plugin.Name() || e.Name == "mcp"
+	return e.Name == tools.Plugin.Name() || frontend.Provides(e.Plugin)
+}
+
+// sameKeys reports whether two configs of one plugin have the same keys: the
+// same `dshhost config` form (fields no file sets are not compared).
+func sameKeys(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // reloadReport says what one reload did, by entry id, in list order.
@@ -72,7 +83,10 @@ type reloader struct {
 	// hold, if set, defers tools/list_changed until its release (one
 	// coalesced notification per reload).
 	hold func() (release func())
-	log  *slog.Logger
+	// frontEnd, if set, returns the config of a candidate's front end
+	// entry as serve mounts it (its mount applied).
+	frontEnd func(config.Entry) any
+	log      *slog.Logger
 }
 
 // reload loads the candidate from source and applies it. On a load or
@@ -150,28 +164,25 @@ func (r *reloader) reconcile(ctx context.Context, dep *config.Deployment) (reloa
 		o, existed := old.Entry(e.ID)
 		inst := h.Instance(e.ID)
 		switch {
-		case e.Plugin == mcpplugin.Plugin:
-			// serve mounted it with its flags over this entry: the call
-			// limits apply in place, the transport's keys at the next start.
-			newCfg, _ := e.Config.(mcpplugin.Config)
-			oldCfg, _ := o.Config.(mcpplugin.Config)
-			if existed && !mcpplugin.SameTransport(oldCfg, newCfg) {
-				r.log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start", "entry", e.ID)
+		case frontend.Provides(e.Plugin) && inst != nil:
+			// serve mounted it with its flags and mount over this entry.
+			// Every reload offers it the candidate (so it reads its token
+			// files again); it applies what it can in place and never
+			// restarts, which would cut its clients (frontend.Server).
+			cfg := e.Config
+			if r.frontEnd != nil {
+				cfg = r.frontEnd(e)
 			}
-			var running mcpplugin.Config
-			ok := inst != nil
-			if ok {
-				running, ok = inst.Config().(mcpplugin.Config)
-			}
-			if !ok || reflect.DeepEqual(running.WithLimitsOf(newCfg), running) {
-				rep.Kept = append(rep.Kept, e.ID)
-				break
-			}
-			if err := inst.Update(ctx, running.WithLimitsOf(newCfg)); err != nil {
+			same := sameKeys(inst.Config(), cfg)
+			if err := inst.Update(ctx, cfg); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", e.ID, err))
 				continue
 			}
-			rep.Updated = append(rep.Updated, e.ID)
+			if same {
+				rep.Kept = append(rep.Kept, e.ID)
+			} else {
+				rep.Updated = append(rep.Updated, e.ID)
+			}
 		case existed && o.Name == e.Name && o.Disabled == e.Disabled && reflect.DeepEqual(o.Config, e.Config):
 			rep.Kept = append(rep.Kept, e.ID)
 		case existed && o.Disabled && e.Disabled:

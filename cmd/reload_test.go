@@ -21,6 +21,7 @@ import (
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 	_ "github.com/dsh-go/dsh/plugins/standard"
 	"github.com/dsh-go/dsh/plugins/toolfs"
@@ -110,7 +111,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	l.cs, err = client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.cs.Close(); cancel(); <-served })
-	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv.Hold, log, func(rep reloadReport) { l.reports <- rep })
+	stop, err := watchDeployment(ctx, env, c, ws, l.rt, srv.Hold, frontend.Mount{}, log, func(rep reloadReport) { l.reports <- rep })
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	return l
@@ -511,7 +512,6 @@ func TestAReloadAppliesMCPLimitsInPlace(t *testing.T) {
 	assert.Equal(t, mounted, l.loadsOf("mcp"), "mcp was not restarted")
 	got := inst.Config().(mcpserver.Config)
 	assert.Equal(t, 3, got.MaxInFlight)
-	assert.Equal(t, io.Reader(in), got.Stdin, "the running transport's settings are kept")
 
 	l.replace(withMCP(3) + "# no change\n")
 	assert.Equal(t, "nothing changed", l.next().String())

@@ -31,7 +31,7 @@ type scriptLine struct {
 }
 
 // runScript runs `dshhost run SCRIPT|-`: every call of the script in one
-// session, printing one JSON line per call, `{"i":N,"isError":bool,
+// conversation, printing one JSON line per call, `{"i":N,"isError":bool,
 // "text":"...","code":"FS_..."}` with i the 0-based call index and code only
 // on errors that carry one. Exit 0 when every call produced a result, 2 when
 // the script or the config is unusable.
@@ -50,13 +50,13 @@ func runScript(ctx context.Context, env Env, c *common, rest []string) int {
 		return code
 	}
 	defer rt.close()
-	session := rt.session()
+	conv := rt.conversation("run")
 	out := bufio.NewWriter(env.Stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for i, sc := range calls {
-		res := rt.reg.Execute(ctx, sc.Tool, sc.Args, &tools.Exec{Session: session})
+		res := rt.reg.Execute(ctx, sc.Tool, sc.Args, &tools.Exec{Conv: conv})
 		if err := enc.Encode(scriptLine{I: i, IsError: res.IsError, Text: res.Text(), Code: res.Code()}); err != nil {
 			fmt.Fprintln(env.Stderr, program+" run:", err)
 			return 2

@@ -3,7 +3,7 @@ package cmd
 import (
 	"cmp"
 	"context"
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -16,25 +16,28 @@ import (
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
-	mcpplugin "github.com/dsh-go/dsh/plugins/mcp"
+	"github.com/dsh-go/dsh/plugins/frontend"
 )
 
-// serve runs `dshhost serve`: the deployment's tools over MCP (plugins/mcp)
-// on stdio, or on streamable HTTP with --http ADDR, until the stdio client
-// disconnects (EOF) or SIGINT/SIGTERM; then it stops accepting, drains the
-// calls in flight (up to the mcp entry's drainTimeout), cancels the rest and
+// serve runs `dshhost serve`: the deployment's tools served by its front
+// end (the entry whose plugin provides "frontend": the `mcp` plugin, over
+// stdio or, with --http ADDR, streamable HTTP) until the transport ends
+// (stdio EOF) or SIGINT/SIGTERM; then it stops accepting, drains the calls
+// in flight (up to the front end's drain timeout), cancels the rest and
 // disposes every plugin, exiting 0. Logs go to stderr only.
 //
-// The MCP server is the deployment's `mcp` entry (its config, then these
-// flags), mounted after every other entry; without one it is mounted with
-// its defaults.
+// The front end is mounted after every other entry, configured by its
+// entry and then by serve's transport flags, which bind to that entry's
+// keys. A deployment without an enabled front end is refused.
 //
 // The workspace is --workspace (or DSH_WORKSPACE, or the config file's);
-// otherwise the client's first usable MCP root, asked for on the first tool
-// call when the client supports roots; otherwise the working directory. A
-// working directory that is / or the user's home is never used as a guess
-// (MCP clients often start servers there): without a root, calls then fail
-// with an error saying to pass --workspace.
+// otherwise, on stdio, the client's first usable MCP root, asked for on the
+// first tool call when the client supports roots; otherwise the working
+// directory. A working directory that is / or the user's home is never used
+// as a guess (MCP clients often start servers there): without a root, calls
+// then fail with an error saying to pass --workspace. A front end whose
+// clients share the workspace (HTTP) takes no client's roots: serve --http
+// without a configured workspace refuses to start (conversations.md §4.1).
 func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
 		fmt.Fprintf(env.Stderr, "usage: %s serve [flags]\n", program)
@@ -48,8 +51,17 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if !ok {
 		return 2
 	}
+	fe, err := frontEndOf(dep)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, program+" serve:", err)
+		return 2
+	}
 	tuneGC()
 	ws := &workspace{dir: dep.Workspace, settled: dep.WorkspaceFrom != "default", c: c, env: env}
+	if sw, ok := fe.Config.(frontend.SharedWorkspace); ok && sw.SharedWorkspace() && !ws.settled {
+		fmt.Fprintln(env.Stderr, program+" serve: --http needs a workspace (--workspace DIR, DSH_WORKSPACE or workspace: in the deployment)")
+		return 2
+	}
 	if !ws.settled && refusedGuess(dep.Workspace) {
 		// Boot on an empty private directory so tools/list and the
 		// instructions exist; calls are refused until a root arrives.
@@ -64,14 +76,13 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 			fmt.Fprintln(env.Stderr, program+":", err)
 			return 2
 		}
+		if fe, err = frontEndOf(dep); err != nil {
+			fmt.Fprintln(env.Stderr, program+" serve:", err)
+			return 2
+		}
 	}
-	id, cfg, err := c.mcpConfig(dep, env.Environ)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, program+":", err)
-		return 2
-	}
-	cfg.Name, cfg.Version, cfg.Logger, cfg.Workspace = program, Version, log, ws
-	cfg.Stdin, cfg.Stdout, cfg.Stderr = env.Stdin, env.Stdout, env.Stderr
+	mount := frontend.Mount{Name: program, Version: Version, Logger: log, Workspace: ws,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Environ: env.Environ}
 	rt, err := boot(ctx, dep, log)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, program+":", err)
@@ -87,33 +98,29 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	if c.watch || dep.Watch {
 		// Watching starts before the client is served, so that no change
 		// made once it is can be missed.
-		hold := func() func() {
-			if srv, ok := mcpplugin.Key.Get(rt.host.Root()); ok {
+		hold := func() (release func()) {
+			if srv, ok := frontend.Key.Get(rt.host.Root()); ok {
 				return srv.Hold()
 			}
 			return func() {}
 		}
-		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, hold, log, nil)
+		stopWatch, err := watchDeployment(sigctx, env, c, ws, rt, hold, mount, log, nil)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, program+":", err)
 			return 2
 		}
 		defer stopWatch() // before rt.close: no reload races the shutdown
 	}
-	inst, err := rt.host.Plugin(ctx, mcpplugin.Plugin, cfg, host.ID(id))
+	inst, err := rt.host.Plugin(ctx, fe.Plugin, mounted(fe.Config, mount), host.ID(fe.ID))
 	if err == nil {
 		err = inst.Wait(ctx)
 	}
-	srv, ok := mcpplugin.Key.Get(rt.host.Root())
+	srv, ok := frontend.Key.Get(rt.host.Root())
 	if err != nil || !ok {
-		fmt.Fprintln(env.Stderr, program+":", cmp.Or(err, errors.New("the MCP server did not start")))
+		fmt.Fprintln(env.Stderr, program+":", cmp.Or(err, fmt.Errorf("the front end %q did not start", fe.ID)))
 		return 2
 	}
-	transport := "stdio"
-	if srv.URL() != "" {
-		transport = srv.URL()
-	}
-	log.Info("serving MCP", "on", transport, "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
+	log.Info("serving", "on", srv.Endpoint(), "workspace", ws.describe(), "tools", len(rt.reg.Tools()))
 	select {
 	case <-sigctx.Done():
 	case <-srv.Done():
@@ -125,42 +132,44 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	return 0
 }
 
-// mcpConfig returns the id and config of the deployment's mcp entry (the
-// plugin's defaults without one) with serve's flags applied, validated.
-func (c *common) mcpConfig(dep *config.Deployment, environ []string) (string, mcpplugin.Config, error) {
-	id, cfg := mcpplugin.Plugin.Name(), mcpplugin.Plugin.DefaultConfig().(mcpplugin.Config)
+// frontEndOf returns the deployment's front end: its enabled entry whose
+// plugin provides "frontend" (the first, if several).
+func frontEndOf(dep *config.Deployment) (config.Entry, error) {
+	var disabled string
 	for _, e := range dep.Entries {
-		if e.Plugin == mcpplugin.Plugin {
-			if e.Disabled {
-				return "", cfg, fmt.Errorf("plugin entry %q: serve needs the MCP server, which is disabled", e.ID)
-			}
-			id, cfg = e.ID, e.Config.(mcpplugin.Config)
+		if !frontend.Provides(e.Plugin) {
+			continue
 		}
+		if !e.Disabled {
+			return e, nil
+		}
+		disabled = e.ID
 	}
-	m := c.mcp
-	cfg.Token = cmp.Or(cfg.Token, lookupEnv(environ, config.MCPTokenVariable)) // a deployment without an mcp entry
-	cfg.HTTP = cmp.Or(m.http, cfg.HTTP)
-	if m.tokenFile != "" {
-		cfg.TokenFile, cfg.Token = m.tokenFile, ""
+	if disabled != "" {
+		return config.Entry{}, fmt.Errorf("the front end %q is disabled; serve needs it", disabled)
 	}
-	cfg.NoAuth = cfg.NoAuth || m.noAuth
-	cfg.TLSCert, cfg.TLSKey = cmp.Or(m.tlsCert, cfg.TLSCert), cmp.Or(m.tlsKey, cfg.TLSKey)
-	cfg.AllowOrigins = append(cfg.AllowOrigins, m.allowOrigins...)
-	cfg.AllowHosts = append(cfg.AllowHosts, m.allowHosts...)
-	if _, err := mcpplugin.Plugin.CheckConfig(cfg); err != nil {
-		return "", cfg, err
-	}
-	return id, cfg, nil
+	return config.Entry{}, fmt.Errorf(`the deployment has no front end (no entry provides %q); add "- name: mcp"`, frontend.Key.Name())
 }
 
-// mcpFlags are serve's own flags; they override the mcp entry's keys.
-type mcpFlags struct {
+// mounted returns a front end's config with m applied, when its config
+// type takes one (frontend.Mountable).
+func mounted(cfg any, m frontend.Mount) any {
+	if mc, ok := cfg.(frontend.Mountable); ok {
+		return mc.WithMount(m)
+	}
+	return cfg
+}
+
+// transportFlags are serve's own flags. They bind to the keys of the front
+// end's entry (http, tokenFile, noAuth, tlsCert, tlsKey; allowOrigins and
+// allowHosts are added to), as `--set <id>.<key>=...` would.
+type transportFlags struct {
 	http, tokenFile, tlsCert, tlsKey string
 	noAuth                           bool
 	allowOrigins, allowHosts         listFlag
 }
 
-func (m *mcpFlags) register(fs *flag.FlagSet) {
+func (m *transportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.http, "http", "", "serve streamable HTTP on `ADDR` (host:port; 127.0.0.1:0 picks a port) at /mcp instead of stdio")
 	fs.StringVar(&m.tokenFile, "token-file", "", "read the HTTP bearer token from `FILE` (default: DSH_MCP_TOKEN, else a generated one printed once)")
 	fs.BoolVar(&m.noAuth, "no-auth", false, "serve HTTP without a token (loopback addresses only)")
@@ -168,6 +177,51 @@ func (m *mcpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.tlsKey, "tls-key", "", "the private key `FILE` of --tls-cert (PEM)")
 	fs.Var(&m.allowOrigins, "allow-origin", "also accept requests with this `ORIGIN` (scheme://host[:port]; repeatable)")
 	fs.Var(&m.allowHosts, "allow-host", "also accept requests with this Host `NAME` (repeatable; for 0.0.0.0 listeners and proxies)")
+}
+
+// sets returns the flags as `<id>.<key>=<JSON value>` overrides of the
+// front end entry id, whose config is cfg; none when no flag is given.
+func (m *transportFlags) sets(id string, cfg any) []string {
+	var out []string
+	set := func(key string, v any) {
+		b, _ := json.Marshal(v)
+		out = append(out, id+"."+key+"="+string(b))
+	}
+	if m.http != "" {
+		set("http", m.http)
+	}
+	if m.tokenFile != "" {
+		set("tokenFile", m.tokenFile)
+		set("token", "") // the file replaces DSH_MCP_TOKEN
+	}
+	if m.noAuth {
+		set("noAuth", true)
+	}
+	if m.tlsCert != "" {
+		set("tlsCert", m.tlsCert)
+	}
+	if m.tlsKey != "" {
+		set("tlsKey", m.tlsKey)
+	}
+	var keys map[string]any
+	if len(m.allowOrigins)+len(m.allowHosts) > 0 {
+		b, _ := json.Marshal(cfg)
+		_ = json.Unmarshal(b, &keys)
+	}
+	for _, l := range []struct {
+		key   string
+		extra listFlag
+	}{{"allowOrigins", m.allowOrigins}, {"allowHosts", m.allowHosts}} {
+		if len(l.extra) == 0 {
+			continue
+		}
+		list, _ := keys[l.key].([]any)
+		for _, v := range l.extra {
+			list = append(list, v)
+		}
+		set(l.key, list)
+	}
+	return out
 }
 
 // refusedGuess reports whether dir is / or the user's home directory.
@@ -256,13 +310,18 @@ func (w *workspace) UseRoot(ctx context.Context, dir string) error {
 	if settled || same {
 		return nil
 	}
+	if srv, ok := frontend.Key.Get(rt.host.Root()); ok {
+		// The tools restart with the provider: one tool set reaches the
+		// client, unchanged, so no tools/list_changed is sent.
+		defer srv.Hold()()
+	}
 	dep, err := c.deploymentIn(env, dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range dep.Enabled() {
-		if e.Plugin == mcpplugin.Plugin {
-			continue // serve's own, mounted with its flags
+		if frontend.Provides(e.Plugin) {
+			continue // serve's own, mounted with its flags and mount
 		}
 		old, ok := rt.dep.Entry(e.ID)
 		if !ok || reflect.DeepEqual(old.Config, e.Config) {

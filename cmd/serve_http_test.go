@@ -130,10 +130,23 @@ func TestServeRefusesUnsafeHTTP(t *testing.T) {
 	w := workspace(t)
 	r := dshhost(t, w, "", nil, "serve", "--http", "0.0.0.0:0")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile or DSH_MCP_TOKEN)`)
+	assert.Contains(t, r.stderr, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile, DSH_MCP_TOKEN or tokens)`)
 	r = dshhost(t, w, "", []string{"DSH_MCP_TOKEN=t"}, "serve", "--http", "0.0.0.0:0", "--no-auth")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, `mcp: noAuth is accepted only on a loopback address, not "0.0.0.0:0"`)
+}
+
+// TestServeHTTPNeedsAWorkspace: over HTTP no client's roots choose the
+// workspace, so one must be configured (conversations.md §4.1); flag, env
+// and file each count.
+func TestServeHTTPNeedsAWorkspace(t *testing.T) {
+	w := workspace(t)
+	r := dshhost(t, w, "", []string{"DSH_MCP_TOKEN=t"}, "serve", "--http", "127.0.0.1:0")
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, "dshhost serve: --http needs a workspace (--workspace DIR, DSH_WORKSPACE or workspace: in the deployment)\n", r.stderr)
+	cmd, _, _ := startHTTP(t, []string{"DSH_MCP_TOKEN=t", "DSH_WORKSPACE=" + w})
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait())
 }
 
 // TestServeStdioAnswersBadLines: through the binary, a line that is not

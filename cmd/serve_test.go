@@ -207,13 +207,37 @@ func TestServeBoundsTheDiffs(t *testing.T) {
 	assert.JSONEq(t, `[]`, string(diffs), "a create has no hunks, so nothing to omit")
 }
 
+// TestServeNeedsAFrontEnd: serve finds its front end as the entry that
+// provides "frontend"; a deployment without one is refused before anything
+// starts, and one whose front end is disabled too.
+func TestServeNeedsAFrontEnd(t *testing.T) {
+	w := workspace(t)
+	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: toolfs\n")
+	r := dshhost(t, w, "", nil, "serve", "--config", file, "--workspace", w)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, `dshhost serve: the deployment has no front end (no entry provides "frontend"); add "- name: mcp"`+"\n", r.stderr)
+	writeFile(t, file, "plugins:\n  - name: fslocal\n  - name: toolfs\n  - {name: mcp, id: front, disabled: true}\n")
+	r = dshhost(t, w, "", nil, "serve", "--config", file, "--workspace", w)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, `dshhost serve: the front end "front" is disabled; serve needs it`+"\n", r.stderr)
+	r = dshhost(t, w, "", nil, "call", "--config", file, "--workspace", w, "list", "{}")
+	assert.Equal(t, 0, r.code, "call needs no front end: %s", r.stderr)
+
+	// serve's flags bind to the front end's entry, whatever its id.
+	writeFile(t, file, "plugins:\n  - name: fslocal\n  - name: toolfs\n  - {name: mcp, id: front, config: {maxInFlight: 7}}\n")
+	cmd, url, _ := startHTTP(t, []string{"DSH_FRONT_TOKEN=tok"}, "--config", file, "--workspace", w)
+	assert.Regexp(t, `^http://127\.0\.0\.1:\d+/mcp$`, url)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait())
+}
+
 // TestServeWatchReloadsTheFile: `serve --watch` picks up a change of its
 // deployment file on the running session: disabling fspolicy lets an unread
 // file be edited, without reconnecting.
 func TestServeWatchReloadsTheFile(t *testing.T) {
 	w := workspace(t)
 	writeFile(t, filepath.Join(w, "a.txt"), "x=1\n")
-	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n")
+	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n  - name: mcp\n")
 	cmd := exec.Command(binary, "serve", "--watch", "--config", file, "--workspace", w)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
@@ -225,7 +249,7 @@ func TestServeWatchReloadsTheFile(t *testing.T) {
 	require.True(t, res.IsError)
 	assert.Contains(t, text(t, res), "edit requires reading")
 
-	writeFile(t, file, "plugins:\n  - name: fslocal\n  - name: fspolicy\n    disabled: true\n  - name: toolfs\n")
+	writeFile(t, file, "plugins:\n  - name: fslocal\n  - name: fspolicy\n    disabled: true\n  - name: toolfs\n  - name: mcp\n")
 	assert.EventuallyWithT(t, func(c *assert.CollectT) {
 		res := callTool(t, cs, "edit", edit)
 		assert.False(c, res.IsError)

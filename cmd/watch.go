@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/plugins/frontend"
 )
 
 // reloadQuiet is how long a config file must stay unchanged before a
@@ -204,9 +205,14 @@ func (f *fileWatch) ensure() error {
 // never take that lock, so none waits on a reload. after, if set, receives
 // each reload's report (tests). stop ends the watch, waiting (bounded) for a
 // reload in progress: call it before shutting the runtime down.
-func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, hold func() (release func()), log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
+//
+// hold defers the clients' tool-list notifications during a reload; mount
+// is what the front end was mounted with, applied to each candidate's front
+// end entry.
+func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt *runtime, hold func() (release func()), mount frontend.Mount, log *slog.Logger, after func(reloadReport)) (stop func(), err error) {
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: hold,
+		frontEnd: func(e config.Entry) any { return mounted(e.Config, mount) },
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)

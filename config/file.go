@@ -216,6 +216,12 @@ func (l *loader) structure(raw map[string]any) (map[string]any, string) {
 		seen[strings.ToLower(e.id)] = path + ".id"
 		e.keys = configKeys(p.ConfigType())
 		e.fileKeys = len(cfg) > 0
+		for _, key := range secretKeys(p.ConfigType()) {
+			if _, set := cfg[key]; set {
+				l.issue(l.source, path+".config."+key, fmt.Sprintf("%s is a secret, never read from a deployment file (the model may read the file): pass it in %s or keep it in a file the deployment names",
+					key, strings.ToUpper("DSH_"+e.id+"_"+key)))
+			}
+		}
 		l.entries = append(l.entries, e)
 		l.byID[e.id] = e
 		entries[e.id] = map[string]any{"disabled": disabled, "config": cfg}
@@ -235,6 +241,22 @@ func configKeys(t reflect.Type) []string {
 		}
 		if name := tagName(f); name != "-" {
 			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// secretKeys lists the top-level keys of a config type tagged
+// `dsh:"secret"`: values a deployment file may not hold, since the model
+// may read it (conversations.md §4.2); the environment and flags may.
+func secretKeys(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for f := range t.Fields() {
+		if f.IsExported() && f.Tag.Get("dsh") == "secret" {
+			keys = append(keys, tagName(f))
 		}
 	}
 	return keys

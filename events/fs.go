@@ -6,14 +6,27 @@ import (
 )
 
 // Actor is the execution context of the tool call behind an event (contract
-// §1.1). Listeners treat it as opaque except for these two questions.
-// tools.Exec implements it.
+// §1.1, conversations.md §1). Listeners treat it as opaque except for these
+// questions. tools.Exec implements it.
 type Actor interface {
-	// SessionID returns the calling session's identity, and false when the
-	// call has no session (it then owns no observations, contract §4).
-	SessionID() (string, bool)
+	// Conversation returns the ID of the conversation that owns the call's
+	// per-caller state (read-before-edit observations, the sandbox mode),
+	// and false when the call was made outside any conversation (it then
+	// owns no state, contract §4). IDs start with the principal:
+	// "<principal>/c/<handle>", "<principal>/s/<session>", "<principal>",
+	// "cli/run/<uuid>" or "cli/call/<uuid>".
+	Conversation() (id string, ok bool)
+	// Principal returns who presented the call: a named bearer token's
+	// name over HTTP ("default" for the single token), "anonymous" without
+	// auth, "stdio" or "cli"; empty outside any conversation.
+	Principal() string
 	// ToolName returns the name of the tool being called, e.g. "edit".
 	ToolName() string
+	// SessionID returns the same as Conversation.
+	//
+	// Deprecated: use Conversation; SessionID is removed in the next
+	// release.
+	SessionID() (string, bool)
 }
 
 // IntentRequest is the input of the intent waterfalls: the resolved target

@@ -94,6 +94,10 @@ func (p *Plugin) DefaultConfig() any {
 	return reflect.Zero(p.configType).Interface()
 }
 
+// ProvidedServices returns the names declared with Provides, in
+// declaration order.
+func (p *Plugin) ProvidedServices() []string { return keyNames(p.provides) }
+
 func keyNames(keys []ServiceKey) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {

@@ -35,7 +35,7 @@ func (h *Host) Snapshot() []InstanceInfo {
 		if x == h.root {
 			continue
 		}
-		provides := keyNames(x.plugin.provides)
+		provides := x.plugin.ProvidedServices()
 		declared := len(provides)
 		for name, sv := range h.services {
 			if sv.provider == x && !slices.Contains(provides, name) {

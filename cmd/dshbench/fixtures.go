@@ -19,6 +19,7 @@ type bench struct {
 	static   string   // CGO_ENABLED=0 go build
 	hello    string   // CGO_ENABLED=0 go build of a hello-world
 	official []string // node + the official server's entry point; nil: skipped
+	modern   bool     // dshhost is spoken to at 2026-07-28 (no session, _meta on every request)
 	rows     []row
 	// editFigure is dshhost's 10 MB edit series, for its comparison with
 	// the safe-replace floor.

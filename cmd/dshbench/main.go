@@ -49,6 +49,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary directory")
 	only := flag.String("only", "", "comma-separated parts to run: sessions, processes, startup (empty: sessions and processes; startup runs only when named)")
 	dshhost := flag.String("dshhost", "", "a dshhost binary to measure instead of building one")
+	era := flag.String("era", "legacy", "`legacy` (an initialize session) or 2026-07-28 (no session: the protocol fields and a conversation handle on every request) for dshhost's per-call series; the official server is always a legacy session")
 	flag.Parse()
 
 	work, err := os.MkdirTemp("", "dshbench-")
@@ -58,7 +59,11 @@ func main() {
 	if !*keep {
 		defer os.RemoveAll(work)
 	}
-	b := &bench{work: work, ws: filepath.Join(work, "ws"), n: *n, quick: *quick, dshhost: *dshhost}
+	if *era != "legacy" && *era != "2026-07-28" {
+		fmt.Fprintln(os.Stderr, "dshbench: -era must be legacy or 2026-07-28")
+		os.Exit(2)
+	}
+	b := &bench{work: work, ws: filepath.Join(work, "ws"), n: *n, quick: *quick, dshhost: *dshhost, modern: *era != "legacy"}
 	fmt.Printf("dshbench: %s/%s, %d CPUs, work dir %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), work)
 	if err := b.build(); err != nil {
 		fatal(err)

@@ -23,10 +23,25 @@ type server struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	id   int
+	meta string // the _meta member every request carries at 2026-07-28; empty: a legacy session
 }
 
-// startServer starts argv in dir and runs the MCP initialize handshake.
-func startServer(name, dir string, argv ...string) (*server, error) {
+// modernMeta is the _meta of a 2026-07-28 request of the harness: the
+// per-request protocol fields and a conversation handle.
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.github.dsh-go/conversation":"dshbench"}`
+
+// startModern starts argv in dir as a 2026-07-28 server: no handshake, the
+// protocol fields on every request.
+func startModern(name, dir string, argv ...string) (*server, error) {
+	s, err := launch(name, dir, argv...)
+	if err == nil {
+		s.meta = modernMeta
+	}
+	return s, err
+}
+
+// launch starts argv in dir with its stdio piped.
+func launch(name, dir string, argv ...string) (*server, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stderr = io.Discard
@@ -41,7 +56,15 @@ func startServer(name, dir string, argv ...string) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &server{name: name, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	return &server{name: name, cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+}
+
+// startServer starts argv in dir and runs the MCP initialize handshake.
+func startServer(name, dir string, argv ...string) (*server, error) {
+	s, err := launch(name, dir, argv...)
+	if err != nil {
+		return nil, err
+	}
 	if _, _, err := s.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"dshbench","version":"1"}}`); err != nil {
 		s.stop()
 		return nil, fmt.Errorf("%s: initialize: %w", name, err)
@@ -96,6 +119,9 @@ func (s *server) request(method, params string) (int, time.Duration, error) {
 func (s *server) requestResponse(method, params string) (int, time.Duration, *rpcResponse, error) {
 	s.id++
 	id := strconv.Itoa(s.id)
+	if s.meta != "" && strings.HasPrefix(params, "{") {
+		params = "{" + s.meta + map[bool]string{true: "", false: ","}[params == "{}"] + params[1:]
+	}
 	req := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + "}\n"
 	start := time.Now()
 	if _, err := io.WriteString(s.in, req); err != nil {

@@ -70,7 +70,11 @@ func (b *bench) sessions() {
 	dsh := map[string]figure{}
 	off := map[string]figure{}
 
-	if s, err := startServer("dshhost", b.ws, b.dshhost, "serve", "--workspace", b.ws); err != nil {
+	start := startServer
+	if b.modern {
+		start = startModern
+	}
+	if s, err := start("dshhost", b.ws, b.dshhost, "serve", "--workspace", b.ws); err != nil {
 		dsh["read"], dsh["list"] = figure{err: err}, figure{err: err}
 	} else {
 		dsh["read"] = series(s, "read", func(int) string { return `{"file_path":"` + readFile + `"}` }, 20, b.n)
@@ -79,7 +83,7 @@ func (b *bench) sessions() {
 	}
 	// A fresh server for the edits, so its peak RSS is theirs: the read
 	// that the read-before-edit policy asks for, then the edits.
-	if s, err := startServer("dshhost", b.ws, b.dshhost, "serve", "--workspace", b.ws); err != nil {
+	if s, err := start("dshhost", b.ws, b.dshhost, "serve", "--workspace", b.ws); err != nil {
 		dsh["edit"] = figure{err: err}
 	} else {
 		if _, _, err := s.call("read", `{"file_path":"`+editDsh+`","limit":1}`); err != nil {

@@ -42,18 +42,18 @@ func stack(t *testing.T, h *host.Host, w string, cfg auditlog.Config) (*tools.Re
 	return tools.Key.Must(h.Root()), audit
 }
 
-func call(t *testing.T, reg *tools.Registry, session, tool string, args map[string]any) tools.Result {
+func call(t *testing.T, reg *tools.Registry, conv, tool string, args map[string]any) tools.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	require.NoError(t, err)
-	return reg.Execute(context.Background(), tool, raw, &tools.Exec{Session: &tools.Session{ID: session}})
+	return reg.Execute(context.Background(), tool, raw, &tools.Exec{Conv: &tools.Conversation{ID: conv, Principal: "cli"}})
 }
 
 func TestEveryObservationBecomesOneJSONLine(t *testing.T) {
 	w, logDir := tempDir(t), tempDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("draft\n"), 0o644))
 	path := filepath.Join(logDir, "audit.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(`{"time":"2000-01-01T00:00:00Z","session":"old","tool":"read","path":"/old","kind":"present","version":"1"}`+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(`{"time":"2000-01-01T00:00:00Z","conversation":"old","tool":"read","path":"/old","kind":"present","version":"1"}`+"\n"), 0o644))
 	h, _ := newHost(t)
 	reg, audit := stack(t, h, w, auditlog.Config{Path: path, Queue: 16})
 	fs := fsapi.Key.Must(h.Root())
@@ -74,16 +74,16 @@ func TestEveryObservationBecomesOneJSONLine(t *testing.T) {
 
 	records := readRecords(t, path)
 	require.Len(t, records, 4, "the old line is kept and three are appended")
-	assert.Equal(t, "old", records[0].Session)
+	assert.Equal(t, "old", records[0].Conversation)
 	got := records[1:]
 	for i := range got {
 		assert.False(t, got[i].Time.Before(before) || got[i].Time.After(after), "time %v within the calls", got[i].Time)
 		got[i].Time = time.Time{}
 	}
 	assert.Equal(t, []auditlog.Record{
-		{Session: "s1", Tool: "read", Path: w + "/a.txt", Kind: "present", Version: string(readInfo.Version)},
-		{Session: "s1", Tool: "edit", Path: w + "/a.txt", Kind: "present", Version: string(editInfo.Version)},
-		{Session: "s2", Tool: "read", Path: w + "/gone.txt", Kind: "absent", Version: ""},
+		{Conversation: "s1", Principal: "cli", Tool: "read", Path: w + "/a.txt", Kind: "present", Version: string(readInfo.Version)},
+		{Conversation: "s1", Principal: "cli", Tool: "edit", Path: w + "/a.txt", Kind: "present", Version: string(editInfo.Version)},
+		{Conversation: "s2", Principal: "cli", Tool: "read", Path: w + "/gone.txt", Kind: "absent", Version: ""},
 	}, got)
 }
 
@@ -102,7 +102,7 @@ func TestDisposalFlushesEverythingQueued(t *testing.T) {
 	require.Equal(t, n, len(records), "every emitted record is in the file")
 	for i, r := range records {
 		assert.Equal(t, fmt.Sprintf("/w/%d", i), r.Path, "records keep their order")
-		assert.Empty(t, r.Session, "an event without an actor has no session")
+		assert.Empty(t, r.Conversation, "an event without an actor has no conversation")
 	}
 	assert.Zero(t, logs.count("dropped"), logs.String())
 }

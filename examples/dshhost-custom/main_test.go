@@ -67,6 +67,7 @@ func deployment(t *testing.T, auditPath string) string {
   - name: auditlog
     config:
       path: `+auditPath+`
+  - name: mcp
 `)
 	return p
 }
@@ -88,12 +89,13 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 
 // auditRecord is one line of the audit log as a client reads it.
 type auditRecord struct {
-	Time    time.Time `json:"time"`
-	Session string    `json:"session"`
-	Tool    string    `json:"tool"`
-	Path    string    `json:"path"`
-	Kind    string    `json:"kind"`
-	Version string    `json:"version"`
+	Time         time.Time `json:"time"`
+	Conversation string    `json:"conversation"`
+	Principal    string    `json:"principal"`
+	Tool         string    `json:"tool"`
+	Path         string    `json:"path"`
+	Kind         string    `json:"kind"`
+	Version      string    `json:"version"`
 }
 
 // TestServeWithTheExamplePlugins serves the custom binary over MCP and
@@ -171,13 +173,15 @@ func TestServeWithTheExamplePlugins(t *testing.T) {
 	}
 	require.NoError(t, sc.Err())
 	require.Len(t, records, 3, "two reads and one edit succeeded; refusals observe nothing")
-	session := records[0].Session
-	assert.True(t, strings.HasPrefix(session, "mcp-"), "the MCP session's id: %q", session)
+	// The go-sdk client speaks 2026-07-28 and names no conversation: its
+	// calls run in the conversation of its principal (conversations.md §1
+	// rule 3).
 	want := []struct{ tool, path string }{{"read", w + "/notes.txt"}, {"edit", w + "/notes.txt"}, {"read", w + "/secrets/token.txt"}}
 	for i, r := range records {
 		assert.Equal(t, want[i].tool, r.Tool)
 		assert.Equal(t, want[i].path, r.Path)
-		assert.Equal(t, session, r.Session, "one MCP connection is one session")
+		assert.Equal(t, "stdio", r.Conversation)
+		assert.Equal(t, "stdio", r.Principal)
 		assert.Equal(t, "present", r.Kind)
 		assert.NotEmpty(t, r.Version)
 		assert.False(t, r.Time.IsZero())

@@ -72,11 +72,13 @@ func TestToolCallsOnProtectedPaths(t *testing.T) {
 	})
 }
 
-// observer is an events.Actor with a session.
+// observer is an events.Actor with a conversation.
 type observer string
 
-func (o observer) SessionID() (string, bool) { return string(o), true }
-func (o observer) ToolName() string          { return "read" }
+func (o observer) Conversation() (string, bool) { return string(o), true }
+func (o observer) SessionID() (string, bool)    { return o.Conversation() }
+func (o observer) Principal() string            { return "test" }
+func (o observer) ToolName() string             { return "read" }
 
 // TestTheGuardReturnsThePolicysDecisionUnchanged: for a path no rule
 // matches, the waterfall's result is exactly fspolicy's decision (contract

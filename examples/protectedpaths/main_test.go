@@ -67,5 +67,5 @@ func (s *stack) call(t *testing.T, tool string, args map[string]any) tools.Resul
 	t.Helper()
 	raw, err := json.Marshal(args)
 	require.NoError(t, err)
-	return s.reg.Execute(context.Background(), tool, raw, &tools.Exec{Session: &tools.Session{ID: "s1", Cwd: s.w}})
+	return s.reg.Execute(context.Background(), tool, raw, &tools.Exec{Conv: &tools.Conversation{ID: "s1", Cwd: s.w}})
 }

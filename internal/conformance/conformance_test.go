@@ -65,10 +65,10 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
 			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
-			session := st.Session("conformance")
+			session := st.Conversation("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {
-				res := st.Registry.Execute(t.Context(), call.Tool, call.ArgsFor(w), &tools.Exec{Session: session})
+				res := st.Registry.Execute(t.Context(), call.Tool, call.ArgsFor(w), &tools.Exec{Conv: session})
 				want := c.Expect[i]
 				assert.NoError(t, want.CheckText(w, res.Text()), "call %d (%s %s): text", i, call.Tool, call.Args)
 				assert.Equal(t, want.IsError, res.IsError, "call %d: isError", i)

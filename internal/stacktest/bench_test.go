@@ -23,7 +23,7 @@ func BenchmarkReadCall(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(s.W, "big.txt"), []byte(text.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	sess := s.Session("bench")
+	sess := s.Conversation("bench")
 	b.SetBytes(int64(text.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -46,7 +46,7 @@ func BenchmarkListCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	sess := s.Session("bench")
+	sess := s.Conversation("bench")
 	b.ReportAllocs()
 	for b.Loop() {
 		if res := s.Call(b.Context(), sess, "list", `{"path":"many"}`); res.IsError {
@@ -65,7 +65,7 @@ func BenchmarkEditCall(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(s.W, "big.txt"), []byte(text), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	sess := s.Session("bench")
+	sess := s.Conversation("bench")
 	if res := s.Call(b.Context(), sess, "read", `{"file_path":"big.txt","offset":1,"limit":1}`); res.IsError {
 		b.Fatal(res.Text())
 	}
@@ -101,7 +101,7 @@ func BenchmarkReadFirstWindowBig(b *testing.B) {
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
-	sess := s.Session("bench")
+	sess := s.Conversation("bench")
 	b.SetBytes(200_000_000)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -41,7 +41,7 @@ func read(t *testing.T, s *stacktest.Stack, name string) string {
 func TestValidationMessages(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{ToolFS: map[string]any{"readLimit": 5}})
 	write(t, s, "a.txt", "a a a\n")
-	sess := s.Session("v")
+	sess := s.Conversation("v")
 	tests := []struct {
 		name, tool, args, want string
 	}{
@@ -124,13 +124,13 @@ func TestToolfsFollowsItsServices(t *testing.T) {
 func TestDisposingThePolicyGivesTheBareProvider(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	write(t, s, "a.txt", "hello world")
-	sess := s.Session("s1")
+	sess := s.Conversation("s1")
 	require.False(t, s.Call(t.Context(), sess, "read", `{"file_path":"a.txt"}`).IsError)
 	require.NoError(t, s.Policy.Dispose(t.Context()))
 
-	res := s.Call(t.Context(), s.Session("other"), "write", `{"file_path":"a.txt","content":"clobber"}`)
+	res := s.Call(t.Context(), s.Conversation("other"), "write", `{"file_path":"a.txt","content":"clobber"}`)
 	assert.False(t, res.IsError, "an unread overwrite succeeds without the policy: %s", res.Text())
-	res = s.Call(t.Context(), s.Session("other"), "edit", `{"file_path":"a.txt","old_string":"clobber","new_string":"edited"}`)
+	res = s.Call(t.Context(), s.Conversation("other"), "edit", `{"file_path":"a.txt","old_string":"clobber","new_string":"edited"}`)
 	assert.False(t, res.IsError, "an unread edit succeeds: %s", res.Text())
 	assert.Equal(t, "edited", read(t, s, "a.txt"))
 
@@ -150,7 +150,7 @@ func TestALaterDeciderIsNeverReached(t *testing.T) {
 		return nil, nil // would mean "unconditional"
 	})
 	require.NoError(t, err)
-	res := s.Call(t.Context(), s.Session("s"), "write", `{"file_path":"a.txt","content":"y"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "write", `{"file_path":"a.txt","content":"y"}`)
 	assert.Equal(t, "FS_NOT_OBSERVED", res.Code(), "the policy decided CreateIfAbsent")
 	assert.False(t, reached)
 }
@@ -164,7 +164,7 @@ func TestObservationFailures(t *testing.T) {
 		require.NoError(t, err)
 		_, err = events.FSObserved.On(s.Host.Root(), func(_ context.Context, o events.Observation) error { recorded = append(recorded, o); return nil })
 		require.NoError(t, err)
-		res := s.Call(t.Context(), s.Session("s"), "write", `{"file_path":"w.txt","content":"durable"}`)
+		res := s.Call(t.Context(), s.Conversation("s"), "write", `{"file_path":"w.txt","content":"durable"}`)
 		assert.Equal(t, "Error: boom", res.Text())
 		assert.Nil(t, res.Error.Info)
 		assert.Equal(t, "durable", read(t, s, "w.txt"))
@@ -182,7 +182,7 @@ func TestObservationFailures(t *testing.T) {
 			return fsapi.ErrChanged("write", "/x")
 		})
 		require.NoError(t, err)
-		res := s.Call(t.Context(), s.Session("s"), "write", `{"file_path":"w.txt","content":"durable"}`)
+		res := s.Call(t.Context(), s.Conversation("s"), "write", `{"file_path":"w.txt","content":"durable"}`)
 		assert.Equal(t, "Error: first\nlistener of \"fs/observed\" panicked: second\ncannot write \"/x\": file changed since it was read", res.Text())
 		assert.Equal(t, &tools.ErrorInfo{Name: "FsError", Code: "FS_STALE_VERSION"}, res.Error.Info)
 	})
@@ -190,7 +190,7 @@ func TestObservationFailures(t *testing.T) {
 		s := stacktest.New(t, stacktest.Options{})
 		_, err := events.FSObserved.On(s.Host.Root(), func(context.Context, events.Observation) error { return errors.New("boom") })
 		require.NoError(t, err)
-		res := s.Call(t.Context(), s.Session("s"), "read", `{"file_path":"missing.txt"}`)
+		res := s.Call(t.Context(), s.Conversation("s"), "read", `{"file_path":"missing.txt"}`)
 		assert.Equal(t, `Error: cannot read "`+s.W+`/missing.txt": not found`, res.Text())
 		assert.Equal(t, "FS_NOT_FOUND", res.Code())
 	})
@@ -212,7 +212,7 @@ func TestTheActorAnswersSessionAndTool(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	s.Call(t.Context(), s.Session("s1"), "write", `{"file_path":"n.txt","content":"x"}`)
+	s.Call(t.Context(), s.Conversation("s1"), "write", `{"file_path":"n.txt","content":"x"}`)
 	s.Call(t.Context(), nil, "read", `{"file_path":"n.txt"}`)
 	assert.Equal(t, []seen{{"s1", true, "write"}, {"", false, "read"}}, got)
 }
@@ -223,7 +223,7 @@ func TestTheActorAnswersSessionAndTool(t *testing.T) {
 func TestPolicyAcrossTwoSessions(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	write(t, s, "a.txt", "one two three")
-	a, b := s.Session("a"), s.Session("b")
+	a, b := s.Conversation("a"), s.Conversation("b")
 	ctx := t.Context()
 	p := s.W + "/a.txt"
 	require.False(t, s.Call(ctx, a, "read", `{"file_path":"a.txt"}`).IsError)
@@ -250,7 +250,7 @@ func TestCancellation(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	res := s.Call(ctx, s.Session("s"), "write", `{"file_path":"n.txt","content":"x"}`)
+	res := s.Call(ctx, s.Conversation("s"), "write", `{"file_path":"n.txt","content":"x"}`)
 	assert.Equal(t, "Error: tool call aborted before dispatch", res.Text())
 	assert.Equal(t, "ABORTED_BEFORE_DISPATCH", res.Code())
 	_, err := os.Stat(filepath.Join(s.W, "n.txt"))
@@ -261,7 +261,7 @@ func TestCancellation(t *testing.T) {
 	var once sync.Once
 	_, err = events.FSObserved.On(s.Host.Root(), func(context.Context, events.Observation) error { once.Do(cancel); return nil })
 	require.NoError(t, err)
-	res = s.Call(ctx, s.Session("s"), "write", `{"file_path":"n.txt","content":"x"}`)
+	res = s.Call(ctx, s.Conversation("s"), "write", `{"file_path":"n.txt","content":"x"}`)
 	assert.Equal(t, "Error: tool call aborted", res.Text())
 	assert.Equal(t, "ABORTED", res.Code())
 	assert.Equal(t, "x", read(t, s, "n.txt"), "the write is already on disk")
@@ -318,14 +318,14 @@ func TestACappedStreamedReadReadsNoFurther(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{NoPolicy: true, ToolFS: map[string]any{"readStreamMinSize": 1}})
 	line := strings.Repeat("x", 999) + "\n"
 	write(t, s, "f.txt", strings.Repeat(line, 2000)+"\xff\n")
-	res := s.Call(t.Context(), s.Session("s"), "read", `{"file_path":"f.txt"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "read", `{"file_path":"f.txt"}`)
 	require.False(t, res.IsError, res.Text())
 	assert.Contains(t, res.Text(), "\n\n(Output capped. Showing lines 1-51. Use offset=52 to continue.)\n</content>")
 	summary, err := json.Marshal(res.Summary)
 	require.NoError(t, err)
 	assert.Contains(t, string(summary), `"totalLines":null,"capped":true`)
 
-	res = s.Call(t.Context(), s.Session("s"), "read", `{"file_path":"f.txt","limit":3}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "read", `{"file_path":"f.txt","limit":3}`)
 	assert.True(t, res.IsError)
 	assert.Equal(t, `Error: cannot read "`+s.W+`/f.txt": invalid UTF-8 text`, res.Text())
 }
@@ -369,7 +369,7 @@ func readEveryWay(t *testing.T, text, args string) map[string]string {
 		require.NoError(t, err)
 		require.NoError(t, h.Audit())
 		reg, _ := tools.Key.Get(h.Root())
-		res := reg.Execute(ctx, "read", []byte(args), &tools.Exec{Session: &tools.Session{ID: "s", Cwd: w}})
+		res := reg.Execute(ctx, "read", []byte(args), &tools.Exec{Conv: &tools.Conversation{ID: "s", Cwd: w}})
 		out := strings.ReplaceAll(res.Text(), w, "<w>")
 		if res.IsError {
 			out = "error: " + out
@@ -395,7 +395,7 @@ func TestNonTextReadAuthorisesAReplace(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			write(t, s, tc.name, tc.content)
-			sess := s.Session("d14-" + tc.name)
+			sess := s.Conversation("d14-" + tc.name)
 			p := filepath.Join(s.W, tc.name)
 			res := s.Call(t.Context(), sess, "read", `{"file_path":"`+tc.name+`"}`)
 			assert.Equal(t, `Error: cannot read "`+p+`": `+tc.readErr, res.Text())
@@ -409,9 +409,9 @@ func TestNonTextReadAuthorisesAReplace(t *testing.T) {
 	}
 	t.Run("another session is still refused", func(t *testing.T) {
 		write(t, s, "other", "\x00")
-		res := s.Call(t.Context(), s.Session("reader"), "read", `{"file_path":"other"}`)
+		res := s.Call(t.Context(), s.Conversation("reader"), "read", `{"file_path":"other"}`)
 		require.True(t, res.IsError)
-		res = s.Call(t.Context(), s.Session("writer"), "write", `{"file_path":"other","content":"x"}`)
+		res = s.Call(t.Context(), s.Conversation("writer"), "write", `{"file_path":"other","content":"x"}`)
 		assert.Equal(t, "FS_NOT_OBSERVED", res.Code())
 	})
 }

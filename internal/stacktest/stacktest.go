@@ -115,13 +115,16 @@ func New(tb testing.TB, opts Options) *Stack {
 	return s
 }
 
-// Session returns a session with the given id whose cwd is the workspace.
-func (s *Stack) Session(id string) *tools.Session { return &tools.Session{ID: id, Cwd: s.W} }
+// Conversation returns a conversation with the given id, of the principal
+// "test", whose cwd is the workspace.
+func (s *Stack) Conversation(id string) *tools.Conversation {
+	return &tools.Conversation{ID: id, Principal: "test", Cwd: s.W}
+}
 
-// Call runs one top-level call in session (nil: no session) with args as
-// JSON text.
-func (s *Stack) Call(ctx context.Context, session *tools.Session, tool, args string) tools.Result {
-	return s.Registry.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Session: session})
+// Call runs one top-level call in conversation conv (nil: none) with args
+// as JSON text.
+func (s *Stack) Call(ctx context.Context, conv *tools.Conversation, tool, args string) tools.Result {
+	return s.Registry.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Conv: conv})
 }
 
 // sandboxConfig decodes raw as fssandbox's config and applies the workspace

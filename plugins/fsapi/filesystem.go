@@ -13,7 +13,7 @@ import (
 var Key = host.NewKey[FileSystem]("fs")
 
 // ResolveOptions tunes Resolve and Lstat (contract §3.2). Tools build them
-// with [SessionOptions].
+// with [CwdOptions].
 type ResolveOptions struct {
 	// Cwd is the directory a relative path is joined to; empty means the
 	// provider's own default cwd.
@@ -25,13 +25,13 @@ type ResolveOptions struct {
 	RealCwd bool
 }
 
-// SessionOptions returns the options a tool resolves path with for a
-// session whose working directory is cwd ("" without a session), as
+// CwdOptions returns the options a tool resolves path with for a
+// conversation whose working directory is cwd ("" without one), as
 // contract §6.4 chooses them: no cwd leaves the provider's; a cwd is used
 // as spelled (a symlinked spelling stays in the display path) unless it or
 // path has a `..` segment (a `..` bounded by the start or end of the
 // string, `/` or `\`), which sets RealCwd.
-func SessionOptions(path, cwd string) ResolveOptions {
+func CwdOptions(path, cwd string) ResolveOptions {
 	return ResolveOptions{Cwd: cwd, RealCwd: cwd != "" && (hasDotDot(cwd) || hasDotDot(path))}
 }
 

@@ -17,9 +17,9 @@ func TestHasDotDot(t *testing.T) {
 
 // contract §6.4: no session cwd leaves the provider's; a `..` in the cwd or
 // the path asks for the cwd's real location; otherwise it is used as spelled.
-func TestSessionOptions(t *testing.T) {
-	assert.Equal(t, ResolveOptions{}, SessionOptions("../a", ""))
-	assert.Equal(t, ResolveOptions{Cwd: "/w/link"}, SessionOptions("a/b", "/w/link"))
-	assert.Equal(t, ResolveOptions{Cwd: "/w/link", RealCwd: true}, SessionOptions("../a", "/w/link"))
-	assert.Equal(t, ResolveOptions{Cwd: "/w/link/..", RealCwd: true}, SessionOptions("a", "/w/link/.."))
+func TestCwdOptions(t *testing.T) {
+	assert.Equal(t, ResolveOptions{}, CwdOptions("../a", ""))
+	assert.Equal(t, ResolveOptions{Cwd: "/w/link"}, CwdOptions("a/b", "/w/link"))
+	assert.Equal(t, ResolveOptions{Cwd: "/w/link", RealCwd: true}, CwdOptions("../a", "/w/link"))
+	assert.Equal(t, ResolveOptions{Cwd: "/w/link/..", RealCwd: true}, CwdOptions("a", "/w/link/.."))
 }

@@ -19,8 +19,10 @@ type actor struct {
 	tool    string
 }
 
-func (a actor) SessionID() (string, bool) { return a.session, a.session != "" }
-func (a actor) ToolName() string          { return a.tool }
+func (a actor) Conversation() (string, bool) { return a.session, a.session != "" }
+func (a actor) SessionID() (string, bool)    { return a.Conversation() }
+func (a actor) Principal() string            { return "test" }
+func (a actor) ToolName() string             { return a.tool }
 
 var target = fsapi.Target{Key: "/real/a.txt", DisplayPath: "/w/a.txt"}
 

@@ -28,7 +28,7 @@ func BenchmarkWrite(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	ea, eb := &tools.Exec{Session: without.Session("bench")}, &tools.Exec{Session: with.Session("bench")}
+	ea, eb := &tools.Exec{Conv: without.Conversation("bench")}, &tools.Exec{Conv: with.Conversation("bench")}
 	var tWithout, tWith time.Duration
 	n := 0
 	for b.Loop() {
@@ -63,7 +63,7 @@ func BenchmarkIntent(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return side{s, events.IntentRequest{Target: target, Actor: &tools.Exec{Session: s.Session("bench")}}}
+		return side{s, events.IntentRequest{Target: target, Actor: &tools.Exec{Conv: s.Conversation("bench")}}}
 	}
 	without, with := mk(nil), mk(map[string]any{})
 	inner := func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }

@@ -12,8 +12,8 @@ import (
 // it is the `config` mapping of an entry named `fssandbox`; unknown keys and
 // wrong types are the host's strict decoder's errors.
 type Config struct {
-	// Mode is the mode every session starts in, and the mode of every call
-	// without a session. Default "workspace-write".
+	// Mode is the mode every conversation starts in, and the mode of every
+	// call without a conversation. Default "workspace-write".
 	Mode Mode `json:"mode"`
 	// Workspace is the first writable root. In dshhost it defaults to the
 	// deployment's workspace, and a relative value is taken against it
@@ -23,9 +23,9 @@ type Config struct {
 	// WritableRoots are more writable roots; a relative entry is taken
 	// against the canonical workspace (sandbox.md §2.3). Default none.
 	WritableRoots []string `json:"writableRoots"`
-	// SessionSwitch lets a session change its own mode through the
+	// SessionSwitch lets a conversation change its own mode through the
 	// sandbox_mode tool (sandbox.md §4.2). Default false: no tool, and every
-	// session runs in Mode.
+	// conversation runs in Mode.
 	SessionSwitch bool `json:"sessionSwitch"`
 }
 

@@ -1,5 +1,5 @@
 // Package fssandbox is the `fssandbox` plugin (sandbox.md): it puts every
-// write and edit of a session under a sandbox mode, read-only,
+// write and edit of a conversation under a sandbox mode, read-only,
 // workspace-write or full-access, judged on the target's real location
 // against the writable roots (sandbox.md §2).
 //
@@ -13,9 +13,10 @@
 //
 // With sessionSwitch: true, and while a tool registry exists, it also
 // registers the tool sandbox_mode and the prompt section tool:sandbox_mode
-// (sandbox.md §4.2): a session narrows its own mode at once, and widens it
-// only with its user's approval, asked through the session's approval
-// channel (tools.Session.Ask, sandbox.md §4.3). Per-session modes live in
-// memory until the session closes (events.SessionClosed) or the activation
-// ends (sandbox.md §4.1).
+// (sandbox.md §4.2): a conversation narrows its own mode at once, and
+// widens it only with its user's approval, asked through the
+// conversation's approval channel (tools.Conversation.Ask, sandbox.md §4.3,
+// conversations.md §3). Per-conversation modes live in memory until the
+// conversation ends (events.ConversationClosed) or the activation ends
+// (sandbox.md §4.1).
 package fssandbox

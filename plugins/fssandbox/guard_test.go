@@ -21,8 +21,10 @@ import (
 // actor is a minimal events.Actor.
 type actor struct{ session string }
 
-func (a actor) SessionID() (string, bool) { return a.session, a.session != "" }
-func (a actor) ToolName() string          { return "write" }
+func (a actor) Conversation() (string, bool) { return a.session, a.session != "" }
+func (a actor) SessionID() (string, bool)    { return a.Conversation() }
+func (a actor) Principal() string            { return "test" }
+func (a actor) ToolName() string             { return "write" }
 
 // realFS is a provider stand-in whose real location of a target is its key.
 type realFS struct{ fsapi.FileSystem }
@@ -138,13 +140,13 @@ func TestModesAreKeptPerSessionAndDroppedWithIt(t *testing.T) {
 	// sandbox.md §4.1: a narrowed session stays narrow, others keep the
 	// configured mode; session/closed drops the entry; Update drops all.
 	b := newBox(t, map[string]any{"sessionSwitch": true}, false)
-	s2 := &tools.Exec{Session: b.Stack.Session("s2")}
+	s2 := &tools.Exec{Conv: b.Stack.Conversation("s2")}
 	require.False(t, b.call(t, "sandbox_mode", `{"mode":"read-only"}`).IsError)
 	assert.Contains(t, b.write(t, "x.txt", "x").Text(), "read-only mode")
 	res := b.Registry.Execute(t.Context(), "write", []byte(`{"file_path":"y.txt","content":"y"}`), s2)
 	assert.False(t, res.IsError, "another session is not affected: %s", res.Text())
 
-	nested := &tools.Exec{Session: b.session, Parent: &tools.Exec{Session: b.session, Tool: "batch"}}
+	nested := &tools.Exec{Conv: b.session, Parent: &tools.Exec{Conv: b.session, Tool: "batch"}}
 	res = b.Registry.Execute(t.Context(), "write", []byte(`{"file_path":"n.txt","content":"n"}`), nested)
 	assert.Contains(t, res.Text(), "read-only mode", "a nested call belongs to the same session")
 
@@ -184,7 +186,7 @@ func TestConcurrentSessionsKeepTheirOwnModes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			exec := &tools.Exec{Session: &tools.Session{ID: fmt.Sprintf("s%d", i), Cwd: b.W}}
+			exec := &tools.Exec{Conv: &tools.Conversation{ID: fmt.Sprintf("s%d", i), Cwd: b.W}}
 			if i%2 == 0 {
 				b.Registry.Execute(context.Background(), "sandbox_mode", json.RawMessage(`{"mode":"read-only"}`), exec)
 			}

@@ -18,7 +18,7 @@ import (
 // is W.
 type box struct {
 	*stacktest.Stack
-	session *tools.Session
+	session *tools.Conversation
 }
 
 // newBox mounts the stack on a fresh W; setup, if given, prepares W first
@@ -37,7 +37,7 @@ func newBox(t testing.TB, cfg map[string]any, bare bool, setup ...func(w string)
 		}
 	}
 	st := stacktest.New(t, stacktest.Options{FSSandbox: cfg, NoPolicy: bare, W: w})
-	return &box{Stack: st, session: st.Session("s1")}
+	return &box{Stack: st, session: st.Conversation("s1")}
 }
 
 // layout makes sandbox.md §7's files: a.txt, proj/p.txt, other/t.txt.
@@ -66,7 +66,7 @@ func (b *box) link(t testing.TB, rel, target string) {
 // call runs one call in the box's session; args is a JSON object.
 func (b *box) call(t testing.TB, tool, args string) tools.Result {
 	t.Helper()
-	return b.Registry.Execute(context.Background(), tool, json.RawMessage(args), &tools.Exec{Session: b.session})
+	return b.Registry.Execute(context.Background(), tool, json.RawMessage(args), &tools.Exec{Conv: b.session})
 }
 
 // write is `write {"file_path":p,"content":c}`.

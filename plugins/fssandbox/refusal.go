@@ -8,7 +8,7 @@ const (
 	stepOperatorRoots    = ` — write under a writable root instead; the sandbox mode is set by the operator`
 )
 
-// stepSwitch is the next step of a session that may switch: ask for wider.
+// stepSwitch is the next step of a conversation that may switch: ask for wider.
 func stepSwitch(wider Mode) string {
 	return ` — to proceed, call sandbox_mode with mode "` + string(wider) + `" and a justification (the user must approve), then retry`
 }
@@ -16,7 +16,7 @@ func stepSwitch(wider Mode) string {
 // refusal is the FS_SANDBOX_DENIED error of sandbox.md §3.4 for op ("write"
 // or "edit") on the display path p under mode m (read-only or
 // workspace-write). under says whether the target's real location is under
-// the roots; canSwitch whether the caller's session may call sandbox_mode.
+// the roots; canSwitch whether the caller's conversation may call sandbox_mode.
 // The message is final: toolfs adds no suffix to this code.
 func (b *sandbox) refusal(op, p string, m Mode, under, canSwitch bool) *fsapi.Error {
 	msg := `cannot ` + op + ` "` + fsapi.Display(p) + `": `

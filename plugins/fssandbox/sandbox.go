@@ -10,54 +10,61 @@ import (
 )
 
 // sandbox is one activation: the configured mode, the writable roots and
-// the per-session modes (sandbox.md §4.1: session id → mode, only for
-// sessions that switched).
+// the per-conversation modes (sandbox.md §4.1 as conversations.md §3
+// amends it: conversation id → mode, only for conversations that switched).
 type sandbox struct {
 	scope         *host.Scope // to look "fs" up at each check
 	mode          Mode
 	roots         roots
 	sessionSwitch bool
 
-	mu       sync.Mutex
-	sessions map[string]Mode
+	mu    sync.Mutex
+	modes map[string]Mode
 }
 
-// sessionOf returns the actor's session id, if it has one.
-func sessionOf(a events.Actor) (string, bool) {
+// conversationOf returns the actor's conversation id, if it has one.
+func conversationOf(a events.Actor) (string, bool) {
 	if a == nil {
 		return "", false
 	}
-	return a.SessionID()
+	return a.Conversation()
 }
 
-// effective returns the mode of a call in session id (sandbox.md §3.2 step
-// 1): the session's own mode when it switched, else the configured one.
-// Without sessionSwitch no session can have switched.
-func (b *sandbox) effective(id string, hasSession bool) Mode {
-	if !hasSession || !b.sessionSwitch {
+// effective returns the mode of a call in conversation id (sandbox.md §3.2
+// step 1): the conversation's own mode when it switched, else the
+// configured one. Without sessionSwitch no conversation can have switched.
+func (b *sandbox) effective(id string, hasConversation bool) Mode {
+	if !hasConversation || !b.sessionSwitch {
 		return b.mode
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if m, ok := b.sessions[id]; ok {
+	if m, ok := b.modes[id]; ok {
 		return m
 	}
 	return b.mode
 }
 
-// set records session id's own mode.
+// set records conversation id's own mode.
 func (b *sandbox) set(id string, m Mode) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sessions[id] = m
+	b.modes[id] = m
 }
 
-// closed drops a closed session's mode (sandbox.md §4.1).
+// closed drops an ended conversation's mode (conversation/closed).
 func (b *sandbox) closed(_ context.Context, id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	delete(b.sessions, id)
+	delete(b.modes, id)
 	return nil
+}
+
+// size returns how many conversations have a mode of their own, for tests.
+func (b *sandbox) size() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.modes)
 }
 
 // under reports whether t's real location is under the roots; false when
@@ -75,12 +82,12 @@ func (b *sandbox) under(t fsapi.Target) bool {
 // check is the decision of sandbox.md §3.2 for op on req: nil to let the
 // intent through, or the refusal of §3.4.
 func (b *sandbox) check(op string, req events.IntentRequest) error {
-	id, hasSession := sessionOf(req.Actor)
-	m := b.effective(id, hasSession)
+	id, hasConversation := conversationOf(req.Actor)
+	m := b.effective(id, hasConversation)
 	if m == FullAccess {
 		return nil
 	}
-	canSwitch := b.sessionSwitch && hasSession
+	canSwitch := b.sessionSwitch && hasConversation
 	under := false
 	if m == WorkspaceWrite || canSwitch {
 		under = b.under(req.Target)

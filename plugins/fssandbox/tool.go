@@ -31,7 +31,7 @@ var Section = tools.Section{
 }
 
 // ModeValue is the structured value of sandbox_mode (sandbox.md §4.2): the
-// session's mode after the call and its mode before (equal for a report or
+// conversation's mode after the call and its mode before (equal for a report or
 // no change).
 type ModeValue struct {
 	Mode     Mode `json:"mode"`
@@ -73,7 +73,7 @@ func (b *sandbox) question(to, cur Mode, justification string) string {
 	if to == FullAccess {
 		what = "any file this server can reach"
 	}
-	return fmt.Sprintf("Allow the agent to change %s for the rest of this session (sandbox mode %s, now %s)? Its reason: %s", what, to, cur, justification)
+	return fmt.Sprintf("Allow the agent to change %s for the rest of this conversation (sandbox mode %s, now %s)? Its reason: %s", what, to, cur, justification)
 }
 
 // switchMode runs sandbox_mode (sandbox.md §4.2 "Execution"). Every
@@ -84,8 +84,8 @@ func (b *sandbox) switchMode(ctx context.Context, args tools.Args, exec *tools.E
 	if given && !to.valid() {
 		return nil, errors.New(`mode must be one of "read-only", "workspace-write", "full-access"`)
 	}
-	id, hasSession := sessionOf(exec)
-	cur := b.effective(id, hasSession)
+	id, hasConversation := conversationOf(exec)
+	cur := b.effective(id, hasConversation)
 	if !given {
 		return ModeValue{Mode: cur, Previous: cur}, nil
 	}
@@ -94,8 +94,8 @@ func (b *sandbox) switchMode(ctx context.Context, args tools.Args, exec *tools.E
 	}
 	stays := "; the mode stays " + string(cur)
 	switch {
-	case !hasSession:
-		return nil, cannot("the call has no session")
+	case !hasConversation:
+		return nil, cannot("the call has no conversation")
 	case to == cur:
 		return ModeValue{Mode: cur, Previous: cur}, nil
 	case to.rank() < cur.rank():

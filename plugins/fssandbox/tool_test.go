@@ -70,7 +70,7 @@ func TestWideningAsksTheUser(t *testing.T) {
 		require.False(t, res.IsError, res.Text())
 		assert.Equal(t, "Sandbox mode changed from read-only to full-access, approved by the user", res.Text())
 		assert.Equal(t, fssandbox.ModeValue{Mode: fssandbox.FullAccess, Previous: fssandbox.ReadOnly}, res.Value)
-		assert.Equal(t, []string{"Allow the agent to change any file this server can reach for the rest of this session (sandbox mode full-access, now read-only)? Its reason: Update the shared config."}, asked)
+		assert.Equal(t, []string{"Allow the agent to change any file this server can reach for the rest of this conversation (sandbox mode full-access, now read-only)? Its reason: Update the shared config."}, asked)
 		assert.False(t, b.write(t, "x.txt", "x").IsError)
 		res = b.call(t, "sandbox_mode", `{"mode":"workspace-write"}`)
 		assert.Equal(t, `Sandbox mode changed from full-access to workspace-write (writes allowed under "`+b.W+`")`, res.Text(), "narrowing asks nobody")
@@ -93,7 +93,7 @@ func TestWideningAsksTheUser(t *testing.T) {
 		})
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 		defer cancel()
-		res := b.Registry.Execute(ctx, "sandbox_mode", json.RawMessage(`{"mode":"workspace-write","justification":"x"}`), &tools.Exec{Session: b.session})
+		res := b.Registry.Execute(ctx, "sandbox_mode", json.RawMessage(`{"mode":"workspace-write","justification":"x"}`), &tools.Exec{Conv: b.session})
 		assert.True(t, res.IsError)
 		assert.Equal(t, "Error: cannot switch the sandbox to workspace-write mode: asking the user failed (context deadline exceeded); the mode stays read-only", res.Text())
 		assert.Equal(t, "Sandbox mode: read-only", b.call(t, "sandbox_mode", `{}`).Text())
@@ -103,7 +103,7 @@ func TestWideningAsksTheUser(t *testing.T) {
 		// by the approval; <cur> is the mode at the start of the call.
 		b := newBox(t, map[string]any{"sessionSwitch": true}, false)
 		b.asking(func(context.Context, string) (tools.Answer, error) {
-			other := &tools.Exec{Session: &tools.Session{ID: b.session.ID, Cwd: b.W}}
+			other := &tools.Exec{Conv: &tools.Conversation{ID: b.session.ID, Cwd: b.W}}
 			require.False(t, b.Registry.Execute(context.Background(), "sandbox_mode", json.RawMessage(`{"mode":"read-only"}`), other).IsError)
 			return tools.Approved, nil
 		})
@@ -120,7 +120,7 @@ func TestWideningAsksTheUser(t *testing.T) {
 	})
 }
 
-func TestACallWithoutASession(t *testing.T) {
+func TestACallWithoutAConversation(t *testing.T) {
 	// sandbox.md §4.2 rule 3 and X-E15: nothing to switch, the configured
 	// mode, and the operator's next step even with sessionSwitch.
 	b := newBox(t, map[string]any{"mode": "read-only", "sessionSwitch": true}, false)
@@ -128,7 +128,7 @@ func TestACallWithoutASession(t *testing.T) {
 		return b.Registry.Execute(t.Context(), tool, json.RawMessage(args), nil)
 	}
 	assert.Equal(t, "Sandbox mode: read-only", run("sandbox_mode", `{}`).Text())
-	assert.Equal(t, "Error: cannot switch the sandbox to read-only mode: the call has no session", run("sandbox_mode", `{"mode":"read-only"}`).Text())
+	assert.Equal(t, "Error: cannot switch the sandbox to read-only mode: the call has no conversation", run("sandbox_mode", `{"mode":"read-only"}`).Text())
 	assert.Equal(t, "Error: mode must be one of \"read-only\", \"workspace-write\", \"full-access\"", run("sandbox_mode", `{"mode":"x"}`).Text(), "the value is checked first")
 	res := run("write", `{"file_path":"`+b.W+`/x.txt","content":"x"}`)
 	assert.Equal(t, `Error: cannot write "`+b.W+`/x.txt": the sandbox is in read-only mode`+operatorRO, res.Text())

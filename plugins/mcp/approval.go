@@ -5,19 +5,22 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/gowebpki/jcs"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // approvalRequest is the id of the input request that asks the user a
-// session's approval question (sandbox.md §4.3).
+// conversation's approval question (sandbox.md §4.3).
 const approvalRequest = "dshhost/approval"
 
 // approvalSchema is the requested schema of every approval question: an
@@ -30,7 +33,8 @@ var approvalSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 var errInputRequired = errors.New("the user's answer is needed")
 
 // DefaultApprovalTimeout bounds the wait for the user's answer to one
-// approval question when Options.ApprovalTimeout is zero: past it the
+// approval question asked within a call (a legacy session's
+// elicitation/create) when Options.ApprovalTimeout is zero: past it the
 // question fails with "no answer from the user within <timeout>" (the
 // <cause> of sandbox.md §4.2 rule 6.3), so a forgotten question never holds
 // a call, a reload or a shutdown for longer. It is shorter than
@@ -38,19 +42,35 @@ var errInputRequired = errors.New("the user's answer is needed")
 // timeout, tells the model what happened.
 const DefaultApprovalTimeout = 4 * time.Minute
 
+// approvalStateLife is how long a multi round-trip approval question stays
+// answerable (conversations.md §3: issued + 5 minutes).
+const approvalStateLife = 5 * time.Minute
+
 // errShuttingDown is the cause of the questions pending when the server's
 // Run ends (SIGTERM, EOF): they fail at once instead of holding the
 // shutdown until the user answers.
 var errShuttingDown = errors.New("the server is shutting down")
 
 // approvals is the server's side of every approval question: the secret
-// that binds multi round-trip answers to their question, the bound of a
-// wait, and the context that ends every pending question at shutdown.
+// that binds multi round-trip answers to their question, the answers
+// already used, the bound of a wait, and the context that ends every
+// pending question at shutdown.
 type approvals struct {
-	key     []byte
+	key     []byte // 32 random bytes per process: a restart invalidates pending states
 	timeout time.Duration
 	ctx     context.Context // done once the server shuts down
 	cancel  context.CancelCauseFunc
+
+	mu   sync.Mutex
+	used map[string]*answered // nonce → its answer, until the state expires
+}
+
+// answered is the answer of one request state's retry.
+type answered struct {
+	expiry time.Time
+	done   chan struct{} // closed once the retry returned
+	answer tools.Answer  // set before done is closed
+	result tools.Result  // the accepted retry's result
 }
 
 // newApprovals returns the approval state of a server; timeout <= 0 means
@@ -62,7 +82,7 @@ func newApprovals(timeout time.Duration) *approvals {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &approvals{key: key, timeout: timeout, ctx: ctx, cancel: cancel}
+	return &approvals{key: key, timeout: timeout, ctx: ctx, cancel: cancel, used: map[string]*answered{}}
 }
 
 // shutdown fails every pending question and every later one with
@@ -75,59 +95,11 @@ func (a *approvals) shutdown() { a.cancel(errShuttingDown) }
 // other means (HTTPHandler) calls it before draining its requests.
 func (s *Server) EndApprovals() { s.approvals.shutdown() }
 
-// approval is the approval channel of one tools/call (sandbox.md §4.3).
-//
-// A client on a protocol older than the multi round-trip one (2026-07-28)
-// is asked inside the call, through ServerSession.Elicit (elicit below):
-// the call stays in flight while the user thinks, so a config reload lets
-// it finish first, and every failure of the channel (the client's error,
-// the call's cancellation, the timeout, shutdown) is the tool's error, not
-// a JSON-RPC one.
-//
-// A multi round-trip client is asked through the SDK's input requests: the first round's Ask finds
-// no answer, records the question and fails; the handler then returns an
-// input-required result carrying `elicitation/create` {"mode":"form",
-// "message":<question>,"requestedSchema":{"type":"object","properties":{}}}
-// (the SDK sends it to clients on older protocol versions itself, through
-// ServerSession.Elicit), and the client calls again with the user's answer,
-// which the next round's Ask returns. The call's request state binds an
-// answer to its question and session, so an answer the server never asked
-// for is ignored.
-type approval struct {
-	key      []byte // the server's secret for request states
-	session  string // the tools.Session ID
-	params   *mcp.CallToolParamsRaw
-	question *mcp.ElicitParams // set when Ask needs an answer
-	state    string
-}
-
-// askFunc returns the approval channel of the call, or nil when the client
-// did not declare form elicitation at initialisation (sandbox.md §4.3: Ask
-// is then nil).
-func (s *Server) askFunc(req *mcp.CallToolRequest, session string) (tools.AskFunc, *approval) {
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
-		return nil, nil
-	}
-	if ss := req.Session; ss != nil && !multiRoundTrip(ss) {
-		return s.approvals.elicit(ss), nil
-	}
-	a := &approval{key: s.approvals.key, session: session, params: req.Params}
-	return a.ask, a
-}
-
-// multiRoundTrip reports whether the session's client speaks the protocol
-// that carries input requests in results (2026-07-28 and later); the SDK's
-// own test is unexported.
-func multiRoundTrip(ss *mcp.ServerSession) bool {
-	ip := ss.InitializeParams()
-	return ip == nil || ip.ProtocolVersion >= "2026-07-28"
-}
-
-// elicit returns the Ask of a session asked through elicitation/create
-// within the call. The wait ends with the call, after the approval timeout
-// ("no answer from the user within 5m0s") or at shutdown ("the server is
-// shutting down"); the error is then the wait's cause.
+// elicit returns the Ask of a legacy session, asked through
+// elicitation/create within the call (sandbox.md §4.3): the call stays in
+// flight while the user thinks. The wait ends with the call, after the
+// approval timeout ("no answer from the user within 4m0s") or at shutdown
+// ("the server is shutting down"); the error is then the wait's cause.
 func (a *approvals) elicit(ss *mcp.ServerSession) tools.AskFunc {
 	return func(ctx context.Context, message string) (tools.Answer, error) {
 		ctx, cancel := context.WithCancelCause(ctx)
@@ -160,37 +132,202 @@ func answerOf(res *mcp.ElicitResult) (tools.Answer, error) {
 	return 0, fmt.Errorf("unknown elicitation action %q", res.Action)
 }
 
-// stateOf binds one question to the session.
-func (a *approval) stateOf(message string) string {
-	m := hmac.New(sha256.New, a.key)
-	m.Write([]byte(a.session))
-	m.Write([]byte{0})
-	m.Write([]byte(message))
-	return hex.EncodeToString(m.Sum(nil))
+// approvalState is the payload of a request state (conversations.md §3):
+// what one question binds.
+type approvalState struct {
+	Conversation string `json:"c"`
+	Incarnation  uint64 `json:"i"`
+	Tool         string `json:"t"`
+	Args         []byte `json:"a"` // SHA-256 of the arguments in RFC 8785 canonical JSON
+	Expiry       int64  `json:"e"` // Unix milliseconds
+	Nonce        []byte `json:"n"` // 16 random bytes
 }
 
-// ask returns the user's answer to message when this round carries it,
-// else records the question and fails with errInputRequired.
-func (a *approval) ask(ctx context.Context, message string) (tools.Answer, error) {
+// argsDigest returns the SHA-256 of raw in RFC 8785 canonical JSON (absent
+// arguments are the empty object).
+func argsDigest(raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	canon, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(canon)
+	return sum[:], nil
+}
+
+// seal returns the request state of st: base64url(payload ‖
+// HMAC-SHA256(key, payload)).
+func (a *approvals) seal(st approvalState) string {
+	payload, _ := json.Marshal(st)
+	m := hmac.New(sha256.New, a.key)
+	m.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(payload))
+}
+
+// open returns the payload of a request state this process issued.
+func (a *approvals) open(state string) (approvalState, bool) {
+	var st approvalState
+	b, err := base64.RawURLEncoding.DecodeString(state)
+	if err != nil || len(b) <= sha256.Size {
+		return st, false
+	}
+	payload, mac := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	m := hmac.New(sha256.New, a.key)
+	m.Write(payload)
+	if !hmac.Equal(mac, m.Sum(nil)) || json.Unmarshal(payload, &st) != nil {
+		return st, false
+	}
+	return st, true
+}
+
+// invalidState is the JSON-RPC error of a request state that can never be
+// answered (conversations.md §3).
+func invalidState(reason string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + reason}
+}
+
+// round is the approval channel of one tools/call of a 2026-07-28 request
+// (a multi round-trip result, conversations.md §3): the first round's Ask
+// finds no answer, records the question and fails; the handler then
+// returns an input-required result carrying `elicitation/create`
+// {"mode":"form","message":<question>,"requestedSchema":{"type":"object","properties":{}}}
+// under "dshhost/approval" and a request state, and the client calls again
+// with the user's answer and that state, which the next round's Ask
+// returns.
+type round struct {
+	mu       sync.Mutex // the body asks; the answer may come from another goroutine (call timeout)
+	a        *approvals
+	convs    *conversations
+	conv     *conversation
+	tool     string
+	args     []byte
+	reply    *answered    // the retry's claim on its state's nonce
+	claimed  tools.Answer // the user's answer the claimed state carries
+	consumed bool         // ask returned it
+	asked    *mcp.ElicitParams
+	state    string
+}
+
+// newRound validates the request state a retry carries (none on a first
+// round) and returns the call's channel, or the stored result of an
+// accepted state used again (replay), or the JSON-RPC error of a state that
+// can never be answered. An expired state starts a fresh round: the user
+// is asked again.
+func (a *approvals) newRound(ctx context.Context, convs *conversations, conv *conversation, tool string, params *mcp.CallToolParamsRaw) (r *round, replay *tools.Result, err error) {
+	var raw json.RawMessage
+	if params != nil {
+		raw = params.Arguments
+	}
+	digest, err := argsDigest(raw)
+	if err != nil {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + err.Error()}
+	}
+	r = &round{a: a, convs: convs, conv: conv, tool: tool, args: digest}
+	if params == nil || params.RequestState == "" {
+		return r, nil, nil
+	}
+	st, ok := a.open(params.RequestState)
+	switch {
+	case !ok:
+		return nil, nil, invalidState("it was not issued by this server (or the server restarted)")
+	case st.Conversation != conv.id || st.Incarnation != conv.incarnation:
+		return nil, nil, invalidState("it belongs to another conversation")
+	case st.Tool != tool || !hmac.Equal(st.Args, digest):
+		return nil, nil, invalidState("it was issued for another tool call")
+	}
+	now := time.Now()
+	a.mu.Lock()
+	a.pruneLocked(now)
+	prior := a.used[string(st.Nonce)]
+	expired := !now.Before(time.UnixMilli(st.Expiry))
+	var res *mcp.ElicitResult
+	if params.InputResponses != nil {
+		res, _ = params.InputResponses[approvalRequest].(*mcp.ElicitResult)
+	}
+	var answer tools.Answer
+	if res != nil {
+		answer, err = answerOf(res)
+	}
+	claim := prior == nil && !expired && res != nil && err == nil
+	if claim {
+		r.reply = &answered{expiry: time.UnixMilli(st.Expiry), done: make(chan struct{})}
+		r.claimed = answer
+		a.used[string(st.Nonce)] = r.reply
+	}
+	a.mu.Unlock()
+	switch {
+	case prior != nil:
+		select {
+		case <-prior.done:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		if prior.answer == tools.Approved {
+			res := prior.result
+			return nil, &res, nil
+		}
+		return nil, nil, invalidState("its question was already answered (" + prior.answer.String() + ")")
+	case err != nil:
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid inputResponses: " + err.Error()}
+	}
+	return r, nil, nil // claimed, or expired / unanswered: the user is asked afresh
+}
+
+// pruneLocked forgets the answers whose states expired; a.mu is held.
+func (a *approvals) pruneLocked(now time.Time) {
+	for n, u := range a.used {
+		if !now.Before(u.expiry) {
+			delete(a.used, n)
+		}
+	}
+}
+
+// ask returns the user's answer this round carries, once; otherwise it
+// records the question (at most approvalsPerMinute a minute per
+// conversation) and fails with errInputRequired.
+func (r *round) ask(ctx context.Context, message string) (tools.Answer, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	state := a.stateOf(message)
-	if a.params != nil && hmac.Equal([]byte(a.params.RequestState), []byte(state)) {
-		if res, ok := a.params.InputResponses[approvalRequest].(*mcp.ElicitResult); ok && res != nil {
-			return answerOf(res)
-		}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reply != nil && !r.consumed {
+		r.consumed = true
+		return r.claimed, nil
 	}
-	a.question = &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: approvalSchema}
-	a.state = state
+	now := time.Now()
+	if !r.convs.allowQuestion(r.conv, now) {
+		return 0, fmt.Errorf("this conversation asked %d questions in the last minute, the most it may", approvalsPerMinute)
+	}
+	nonce := make([]byte, 16)
+	_, _ = rand.Read(nonce)
+	r.asked = &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: approvalSchema}
+	r.state = r.a.seal(approvalState{Conversation: r.conv.id, Incarnation: r.conv.incarnation, Tool: r.tool, Args: r.args,
+		Expiry: now.Add(approvalStateLife).UnixMilli(), Nonce: nonce})
 	return 0, errInputRequired
 }
 
-// inputRequired returns the input-required result for a question asked in
-// this round, or nil.
-func (a *approval) inputRequired() *mcp.CallToolResult {
-	if a == nil || a.question == nil {
+// finish ends the round with the tool's result: the input-required result
+// when the tool asked a question this round could not answer (ask nil
+// otherwise); a claimed state is marked answered, and an accepted one keeps
+// res for a retry of the same state.
+func (r *round) finish(res tools.Result) (ask *mcp.CallToolResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reply != nil {
+		r.a.mu.Lock()
+		r.reply.answer = r.claimed
+		if r.reply.answer == tools.Approved {
+			r.reply.result = res
+		}
+		r.a.mu.Unlock()
+		close(r.reply.done)
+		r.reply = nil
+	}
+	if r.asked == nil {
 		return nil
 	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalRequest: a.question}, RequestState: a.state}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalRequest: r.asked}, RequestState: r.state}
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/dsh-go/dsh/events"
 )
 
-// closed emits session/closed for a session that ended (sandbox.md §4.1),
-// so that plugins drop its state; a listener's failure is logged.
+// closed emits conversation/closed for a conversation that ended
+// (conversations.md §2), so that plugins drop its state; a listener's
+// failure is logged.
 func (s *Server) closed(id string) {
-	if err := events.SessionClosed.Emit(context.Background(), s.scope, id); err != nil {
-		s.opts.Logger.Warn("session/closed listener failed", "session", id, "err", err)
+	if err := events.ConversationClosed.Emit(context.Background(), s.scope, id); err != nil {
+		s.opts.Logger.Warn("conversation/closed listener failed", "conversation", id, "err", err)
 	}
 }

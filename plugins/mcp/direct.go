@@ -97,7 +97,7 @@ func (d *directCalls) take(c *stdioConn, msg jsonrpc.Message, fresh bool) (job *
 		return nil, false
 	}
 	ss := d.session.Load()
-	if ss == nil || ss.InitializeParams() == nil || multiRoundTrip(ss) {
+	if ss == nil || legacySession(&mcp.CallToolRequest{Session: ss}) == nil {
 		return nil, false
 	}
 	name, args, ok := plainCallParams(req.Params)
@@ -177,12 +177,18 @@ func (d *directCalls) serve(job *directJob) {
 	ctx, c, ss, id, name, args := job.ctx, job.c, job.ss, job.id, job.name, job.args
 	defer job.call.cancel()
 	defer d.answered(id, job.call)
-	d.srv.executeThen(ctx, name, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}, func(res tools.Result, ask *mcp.CallToolResult) {
+	d.srv.executeThen(ctx, name, &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}, func(res tools.Result, ask *mcp.CallToolResult, err error) {
 		// The id is free once answered, as the SDK frees its own
 		// before writing: the client may reuse it at once, while the
 		// tool may still run (the call timed out).
 		d.answered(id, job.call)
-		if ask != nil {
+		switch {
+		case err != nil:
+			// Unreachable under take's conditions (no conversation
+			// handle, no request state); answered rather than dropped.
+			d.answerError(c, id, err.Error())
+			return
+		case ask != nil:
 			// Unreachable under take's conditions (no roots wanted, no
 			// multi round-trip client); answered rather than dropped.
 			d.answerError(c, id, "internal error: the call needs the client's input, which a direct call cannot ask for")
@@ -280,6 +286,13 @@ func (d *directCalls) cancelCall(params json.RawMessage) bool {
 // which the SDK handles.
 const protocolMetaPrefix = "io.modelcontextprotocol/"
 
+// sdkMeta reports whether a _meta key leaves the request to the SDK's
+// path: a per-request protocol field, or the conversation handle (whose
+// checks and conversation the SDK's handler derives).
+func sdkMeta(key string) bool {
+	return strings.HasPrefix(key, protocolMetaPrefix) || key == ConversationMetaKey
+}
+
 // plainCallParams returns the tool name and arguments of tools/call params
 // that hold nothing else but a _meta without per-request protocol fields;
 // ok is false for any other params (the SDK then handles the request).
@@ -314,7 +327,7 @@ func plainCallParamsJSON(raw json.RawMessage) (name string, args json.RawMessage
 				return "", nil, false
 			}
 			for k := range meta {
-				if strings.HasPrefix(k, protocolMetaPrefix) {
+				if sdkMeta(k) {
 					return "", nil, false
 				}
 			}

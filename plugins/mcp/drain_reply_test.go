@@ -17,6 +17,7 @@ import (
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
@@ -45,7 +46,8 @@ func TestACallCancelledAtTheDrainTimeoutIsAnswered(t *testing.T) {
 	inst, err := st.Host.Plugin(t.Context(), mcpserver.Plugin, cfg)
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
-	srv, ok := mcpserver.Key.Get(st.Host.Root())
+	fe, ok := frontend.Key.Get(st.Host.Root())
+	srv, _ := fe.(*mcpserver.Server)
 	require.True(t, ok)
 
 	lines := make(chan string, 16)

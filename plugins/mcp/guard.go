@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // guard is the HTTP transport's front door (docs/mcp.md "Security model"):
@@ -17,25 +19,29 @@ import (
 //   - Origin: when present it must be one of the server's own loopback
 //     origins (http[s]://localhost|127.0.0.1|[::1]:PORT) or allowOrigins;
 //     else 403. Requests without Origin (non-browser clients) pass.
-//   - Authorization: `Bearer <token>`, compared in constant time; else 401
-//     with `WWW-Authenticate: Bearer`. No token means no check (noAuth).
+//   - Authorization: `Bearer <token>`, compared in constant time with every
+//     configured token; the matching one's principal goes on in the
+//     request's context (conversations.md §4.2); no match is 401 with
+//     `WWW-Authenticate: Bearer`. No token means no check (noAuth).
 //   - A DELETE that passed cancels its session's running calls before the
 //     SDK ends the session (sessioncalls.go).
 type guard struct {
 	next    http.Handler
 	limits  *callLimits   // tracks POSTs for the drain
 	calls   *sessionCalls // a DELETE cancels its session's running calls
-	token   []byte        // sha256 of the token; nil: no auth
+	creds   atomic.Pointer[[]hashedCredential]
 	hosts   []string
 	origins []string
 }
 
-func newGuard(next http.Handler, c *callLimits, calls *sessionCalls, token string, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+// hashedCredential is a credential with its token's SHA-256.
+type hashedCredential struct {
+	principal string
+	sum       [sha256.Size]byte
+}
+
+func newGuard(next http.Handler, c *callLimits, calls *sessionCalls, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
 	g := &guard{next: next, limits: c, calls: calls}
-	if token != "" {
-		sum := sha256.Sum256([]byte(token))
-		g.token = sum[:]
-	}
 	scheme := "http"
 	if tls {
 		scheme = "https"
@@ -64,10 +70,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: Origin "+o+" is not allowed", http.StatusForbidden)
 		return
 	}
-	if g.token != nil && !g.authorized(r.Header.Get("Authorization")) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
-		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-		return
+	if creds := *g.creds.Load(); len(creds) > 0 {
+		principal, ok := authorized(creds, r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, principal))
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" && g.calls != nil {
 		// The SDK ends the session only once its handlers have returned:
@@ -98,13 +108,29 @@ func (g *guard) hostAllowed(hostport string) bool {
 	return slices.Contains(g.hosts, name) || slices.Contains(g.hosts, hostport)
 }
 
-// authorized compares the header's token with the server's in constant
-// time (of their hashes, so the length does not leak either).
-func (g *guard) authorized(header string) bool {
-	scheme, tok, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+// setCredentials makes creds the accepted tokens (none: no auth).
+func (g *guard) setCredentials(creds []credential) {
+	hashed := make([]hashedCredential, len(creds))
+	for i, c := range creds {
+		hashed[i] = hashedCredential{principal: c.principal, sum: sha256.Sum256([]byte(c.token))}
+	}
+	g.creds.Store(&hashed)
+}
+
+// authorized compares the header's token with every configured one in
+// constant time (of their hashes, so the length does not leak either, and
+// every token is compared, so the match's place does not) and returns the
+// principal of the match.
+func authorized(creds []hashedCredential, header string) (principal string, ok bool) {
+	scheme, tok, found := strings.Cut(header, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
 	}
 	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
+	for _, c := range creds {
+		if subtle.ConstantTimeCompare(sum[:], c.sum[:]) == 1 {
+			principal, ok = c.principal, true
+		}
+	}
+	return principal, ok
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 )
 
@@ -46,7 +47,13 @@ type served struct {
 // config (token "secret" unless changed).
 func serveHTTP(t testing.TB, edit func(*mcpserver.Config)) *served {
 	t.Helper()
-	st := stacktest.New(t, stacktest.Options{})
+	return serveStackHTTP(t, stacktest.Options{}, edit)
+}
+
+// serveStackHTTP is serveHTTP over the stack of opts.
+func serveStackHTTP(t testing.TB, opts stacktest.Options, edit func(*mcpserver.Config)) *served {
+	t.Helper()
+	st := stacktest.New(t, opts)
 	cfg := mcpserver.Plugin.DefaultConfig().(mcpserver.Config)
 	cfg.HTTP, cfg.Token, cfg.Workspace = "127.0.0.1:0", "secret", fixedDir(st.W)
 	var stderr bytes.Buffer
@@ -57,23 +64,35 @@ func serveHTTP(t testing.TB, edit func(*mcpserver.Config)) *served {
 	inst, err := st.Host.Plugin(t.Context(), mcpserver.Plugin, cfg)
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
-	srv, ok := mcpserver.Key.Get(st.Host.Root())
+	fe, ok := frontend.Key.Get(st.Host.Root())
+	srv, _ := fe.(*mcpserver.Server)
 	require.True(t, ok)
 	return &served{Stack: st, srv: srv, stderr: &stderr}
 }
 
-// connect opens one go-sdk client session over HTTP.
+// connect opens one legacy go-sdk client session (2025-06-18) over HTTP.
 func (s *served) connect(t *testing.T, token string) (*mcp.ClientSession, error) {
 	return s.connectWith(t, token, false)
 }
 
-// connectWith opens one session, optionally without the standalone SSE
-// stream (whose end at shutdown the SDK client reports as the failure of
-// every pending call, even one whose answer arrived).
+// connectModern opens one 2026-07-28 go-sdk client over HTTP: no session,
+// every request stateless.
+func (s *served) connectModern(t *testing.T, token string) (*mcp.ClientSession, error) {
+	return s.connectAt(t, token, false, "")
+}
+
+// connectWith opens one legacy session, optionally without the standalone
+// SSE stream (whose end at shutdown the SDK client reports as the failure
+// of every pending call, even one whose answer arrived).
 func (s *served) connectWith(t *testing.T, token string, noSSE bool) (*mcp.ClientSession, error) {
+	return s.connectAt(t, token, noSSE, oldProtocol)
+}
+
+// connectAt opens one client at protocol version ("": the SDK's latest).
+func (s *served) connectAt(t *testing.T, token string, noSSE bool, version string) (*mcp.ClientSession, error) {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: s.srv.URL(), HTTPClient: &http.Client{Transport: stacktest.Bearer{Token: token, Next: http.DefaultTransport}}, MaxRetries: -1, DisableStandaloneSSE: noSSE}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -160,7 +179,7 @@ func TestHTTPNoAuthOnLoopback(t *testing.T) {
 func TestHTTPRefusesUnsafeAddresses(t *testing.T) {
 	p := mcpserver.Plugin
 	_, err := config.Decode(p, map[string]any{"http": "0.0.0.0:0"})
-	assert.ErrorContains(t, err, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile or DSH_MCP_TOKEN)`)
+	assert.ErrorContains(t, err, `mcp: listening on "0.0.0.0:0", which is not loopback, needs an explicit token (tokenFile, DSH_MCP_TOKEN or tokens)`)
 	_, err = config.Decode(p, map[string]any{"http": "0.0.0.0:0", "token": "t", "noAuth": true})
 	assert.ErrorContains(t, err, `mcp: noAuth is accepted only on a loopback address, not "0.0.0.0:0"`)
 	_, err = config.Decode(p, map[string]any{"http": "0.0.0.0:0", "token": "t"})
@@ -222,7 +241,7 @@ func TestHTTPSessionsAreIsolated(t *testing.T) {
 	require.NoError(t, err)
 	b, err := s.connect(t, "secret")
 	require.NoError(t, err)
-	assertIsolated(t, &stack{Stack: s.Stack, srv: s.srv}, a, b)
+	assertIsolated(t, &stack{Stack: s.Stack, srv: s.srv}, peer{cs: a}, peer{cs: b})
 	assert.Equal(t, 2, s.srv.Sessions())
 }
 
@@ -246,7 +265,8 @@ func TestHTTPBodyLimitIsMaxMessageBytes(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, s.post(t, big, map[string]string{"Authorization": "Bearer secret"}).StatusCode)
 }
 
-// closedSessions records session/closed and fs/observed session ids.
+// closedSessions records conversation/closed and fs/observed
+// conversation ids.
 type closedSessions struct {
 	mu       sync.Mutex
 	closed   map[string]int
@@ -255,7 +275,7 @@ type closedSessions struct {
 
 func recordSessions(t *testing.T, h *host.Host) *closedSessions {
 	r := &closedSessions{closed: map[string]int{}, observed: map[string]bool{}}
-	_, err := events.SessionClosed.On(h.Root(), func(_ context.Context, id string) error {
+	_, err := events.ConversationClosed.On(h.Root(), func(_ context.Context, id string) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.closed[id]++
@@ -263,7 +283,7 @@ func recordSessions(t *testing.T, h *host.Host) *closedSessions {
 	})
 	require.NoError(t, err)
 	_, err = events.FSObserved.On(h.Root(), func(_ context.Context, o events.Observation) error {
-		if id, ok := o.Actor.SessionID(); ok {
+		if id, ok := o.Actor.Conversation(); ok {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.observed[id] = true
@@ -284,11 +304,12 @@ func (r *closedSessions) counts() (closed, observed int, sameSet bool) {
 	return len(r.closed), len(r.observed), sameSet
 }
 
-// TestHTTPEndedSessionsEmitSessionClosed: sessions ended by DELETE (the
-// SDK client's Close) and by the idle timeout each emit session/closed
-// once, so fspolicy drops their state (its counts: fspolicy's own test).
-func TestHTTPEndedSessionsEmitSessionClosed(t *testing.T) {
-	s := serveHTTP(t, func(c *mcpserver.Config) { c.SessionIdleTimeout = 300 * time.Millisecond })
+// TestHTTPEndedSessionsEmitConversationClosed: legacy sessions ended by
+// DELETE (the SDK client's Close) and by the idle timeout each emit
+// conversation/closed once, so fspolicy drops their state (its counts:
+// fspolicy's own test).
+func TestHTTPEndedSessionsEmitConversationClosed(t *testing.T) {
+	s := serveHTTP(t, func(c *mcpserver.Config) { c.ConversationIdleTimeout = 300 * time.Millisecond })
 	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("a\n"), 0o644))
 	rec := recordSessions(t, s.Host)
 	const n = 50

@@ -1,12 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"os"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,20 +15,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// Key is the service key of the running MCP server ("mcp"): the front
-// end that mounted the plugin waits on [Server.Done] and calls
-// [Server.Shutdown].
-var Key = host.NewKey[*Server]("mcp")
-
 // Plugin is the `mcp` plugin: it injects the tool registry, serves it over
 // stdio (the default) or streamable HTTP (Config.HTTP), and provides the
-// [Server] under [Key]. dshhost serve mounts it; call and run never do.
-// Disposing it stops the transport at once (no drain: call Shutdown first).
+// [Server] as the front end (frontend.Key): dshhost serve mounts it, waits
+// on Done and calls Shutdown; call and run never mount it. Disposing it
+// stops the transport at once (no drain: call Shutdown first).
 var Plugin = host.Define[Config]("mcp", apply,
-	host.Inject(tools.Key), host.Provides(Key), host.Defaults(defaultConfig))
+	host.Inject(tools.Key), host.Provides(frontend.Key), host.Defaults(defaultConfig))
 
 func init() { host.Register(Plugin) }
 
@@ -43,11 +41,17 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	opts := Options{Name: cfg.Name, Version: cfg.Version, Logger: log, MaxInFlight: cfg.MaxInFlight, CallTimeout: cfg.CallTimeout}
-	if cfg.Workspace != nil {
-		rootsOptions(cfg.Workspace, log, &opts)
-	} else {
+	opts := Options{Name: cfg.Name, Version: cfg.Version, Logger: log, MaxInFlight: cfg.MaxInFlight, CallTimeout: cfg.CallTimeout,
+		MaxConversations: cfg.MaxConversations, ConversationIdleTimeout: cfg.ConversationIdleTimeout}
+	switch {
+	case cfg.Workspace == nil:
 		opts.Cwd = func() string { return "" }
+	case cfg.HTTP != "":
+		// Over HTTP no client's roots choose the workspace
+		// (conversations.md §4.1): every caller shares it.
+		opts.Cwd, opts.Ready = cfg.Workspace.Dir, cfg.Workspace.Ready
+	default:
+		rootsOptions(cfg.Workspace, log, &opts)
 	}
 	srv, err := New(s, tools.Key.Must(s), opts)
 	if err != nil {
@@ -59,12 +63,22 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	}); err != nil {
 		return err
 	}
-	// The call limits take a config change in place (issue 13: restarting
-	// the plugin would cut the stdio session); a front end that reloads
-	// passes the running config with new limits ([Config.WithLimitsOf]).
+	// A config change never restarts the front end (that would cut the
+	// clients' sessions): the call limits, the conversation bounds and the
+	// tokens (files and variables read again) apply in place; the other
+	// keys take effect at the next start.
+	running := cfg
 	if err := host.OnUpdate(s, func(_ context.Context, next Config) error {
+		if err := srv.ReadTokens(next); err != nil {
+			log.Error("config reload: the tokens could not be read again; the tokens in force stay", "err", err)
+		}
 		srv.limits.setLimits(next.MaxInFlight, next.CallTimeout)
+		srv.conversations.setBounds(next.MaxConversations, next.ConversationIdleTimeout)
 		srv.drainTimeout.Store(int64(next.DrainTimeout))
+		if !sameTransport(running, next) {
+			log.Warn("config reload: a change of the mcp transport's keys takes effect at the next start")
+		}
+		running = next
 		return nil
 	}); err != nil {
 		return err
@@ -77,22 +91,33 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	_, err = Key.Provide(s, srv)
+	_, err = frontend.Key.Provide(s, srv)
 	return err
 }
 
-// WithLimitsOf returns c with the call limits of from (maxInFlight,
-// callTimeout, drainTimeout): what a config reload applies in place to the
-// running server (issue 13).
-func (c Config) WithLimitsOf(from Config) Config {
+// withLiveKeysOf returns c with the keys of from that a config change
+// applies in place to the running server: the call limits (maxInFlight,
+// callTimeout, drainTimeout), the conversation bounds (maxConversations,
+// conversationIdleTimeout) and the tokens (token, tokenFile, tokens).
+func (c Config) withLiveKeysOf(from Config) Config {
 	c.MaxInFlight, c.CallTimeout, c.DrainTimeout = from.MaxInFlight, from.CallTimeout, from.DrainTimeout
+	c.MaxConversations, c.ConversationIdleTimeout = from.MaxConversations, from.ConversationIdleTimeout
+	c.Token, c.TokenFile, c.Tokens = from.Token, from.TokenFile, from.Tokens
 	return c
 }
 
-// SameTransport reports whether a and b agree on every key that only a new
-// start of the server applies: all but the call limits of [Config.WithLimitsOf].
-func SameTransport(a, b Config) bool {
-	return reflect.DeepEqual(a.WithLimitsOf(b), b)
+// sameTransport reports whether a and b agree on every key that only a new
+// start of the server applies: all but those of withLiveKeysOf.
+func sameTransport(a, b Config) bool { return a.withLiveKeysOf(b).sameKeys(b) }
+
+// sameKeys reports whether c and o have the same keys: the ones a
+// deployment sets (their `dshhost config` form) and the token; the fields
+// the serving program sets (streams, logger, workspace, environment) are
+// not compared.
+func (c Config) sameKeys(o Config) bool {
+	a, errA := json.Marshal(c)
+	b, errB := json.Marshal(o)
+	return errA == nil && errB == nil && bytes.Equal(a, b) && c.Token == o.Token
 }
 
 // serveStdio connects the stdio transport; Done is closed when the input
@@ -153,6 +178,7 @@ func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, 
 // lifecycle is the server's transport state (plugin.go).
 type lifecycle struct {
 	http         *http.Server
+	guard        *guard       // the HTTP transport's, nil on stdio
 	drainTimeout atomic.Int64 // nanoseconds; ≤ 0 takes DefaultDrainTimeout
 	url          string
 
@@ -164,6 +190,14 @@ type lifecycle struct {
 
 // URL returns the HTTP endpoint (`http://HOST:PORT/mcp`), empty on stdio.
 func (s *Server) URL() string { return s.url }
+
+// Endpoint says where the server serves: its URL, or "stdio".
+func (s *Server) Endpoint() string {
+	if s.url == "" {
+		return "stdio"
+	}
+	return s.url
+}
 
 // Done is closed when the transport ended by itself: the stdio client
 // closed its input, or the HTTP listener failed.

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/dsh-go/dsh/plugins/frontend"
 )
 
 // This file is the one adapter between MCP roots and the workspace. The
@@ -18,25 +20,8 @@ import (
 // parameters and configuration) but clients still use it; dropping it is
 // deleting this file and the two Options hooks it fills.
 
-// Workspace is the front end's workspace as the MCP plugin sees it
-// (dshhost serve implements it).
-type Workspace interface {
-	// Dir is the working directory of new calls' sessions.
-	Dir() string
-	// Ready is asked before every call; an error fails the call with its
-	// text (e.g. no workspace yet).
-	Ready() error
-	// Pending reports whether the workspace still waits for the client's
-	// roots.
-	Pending() bool
-	// UseRoot makes dir (the client's first usable root) the workspace.
-	UseRoot(ctx context.Context, dir string) error
-	// NoRoot stops waiting for roots; reason says why none was usable.
-	NoRoot(reason string)
-}
-
 // rootsOptions fills Options' workspace hooks from w.
-func rootsOptions(w Workspace, log *slog.Logger, opts *Options) {
+func rootsOptions(w frontend.Workspace, log *slog.Logger, opts *Options) {
 	opts.Cwd = w.Dir
 	opts.Ready = w.Ready
 	opts.NeedRoots = w.Pending

@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -65,7 +64,7 @@ func scanCallParams(raw []byte) (name string, args json.RawMessage, ok, decided 
 		}
 		protocol := false
 		if _, plainMeta := scanObject(metaRaw, 0, 0, func(key, _ []byte) bool {
-			protocol = protocol || strings.HasPrefix(string(key), protocolMetaPrefix)
+			protocol = protocol || sdkMeta(string(key))
 			return true
 		}); !plainMeta {
 			return "", nil, false, false

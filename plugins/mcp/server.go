@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -8,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/host"
@@ -44,8 +44,17 @@ type Options struct {
 	// ({TimeoutError, TIMEOUT}). 0 means DefaultCallTimeout (5 minutes).
 	CallTimeout time.Duration
 	// ApprovalTimeout bounds the wait for the user's answer to an approval
-	// question; 0 means DefaultApprovalTimeout (approval.go).
+	// question asked within a call; 0 means DefaultApprovalTimeout
+	// (approval.go).
 	ApprovalTimeout time.Duration
+	// Principal presents the requests that carry no bearer token
+	// (conversations.md §1); "" means PrincipalStdio.
+	Principal string
+	// MaxConversations bounds the live conversations (0:
+	// DefaultMaxConversations); ConversationIdleTimeout ends one none of
+	// whose calls started for that long (0: DefaultConversationIdleTimeout).
+	MaxConversations        int
+	ConversationIdleTimeout time.Duration
 }
 
 // Server is an MCP front end of one host's tool registry.
@@ -55,17 +64,20 @@ type Server struct {
 	srv  *mcp.Server
 
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]string
-	listed   []string          // tool names currently mirrored
-	mirrored map[string]string // their descriptions, as JSON
-	held     int               // open Hold calls: changes wait for the last release
-	stale    bool              // a change came in while held
+	sessions map[*mcp.ServerSession]string // legacy sessions → internal id
+	listed   []string                      // tool names currently mirrored
+	mirrored map[string]string             // their descriptions, as JSON
+	held     int                           // open Hold calls: changes wait for the last release
+	stale    bool                          // a change came in while held
 
 	limits *callLimits  // calls in flight, their timeout and the drain (limits.go)
 	calls  sessionCalls // each session's running calls, cancelled when it ends (sessioncalls.go)
 
-	approvals *approvals  // approval questions: key, bound, shutdown (approval.go)
-	scope     *host.Scope // emits session/closed
+	conversations *conversations // the live conversations (conversation.go)
+	principal     string         // of requests without a bearer token
+
+	approvals *approvals  // approval questions: key, answers, bound, shutdown (approval.go)
+	scope     *host.Scope // emits conversation/closed
 	lifecycle             // transports and shutdown (plugin.go)
 }
 
@@ -78,10 +90,11 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 		opts.Logger = slog.Default()
 	}
 	srv := &Server{reg: reg, opts: opts, sessions: map[*mcp.ServerSession]string{}, approvals: newApprovals(opts.ApprovalTimeout), scope: s,
-		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout)}
+		limits: newCallLimits(opts.MaxInFlight, opts.CallTimeout), principal: cmp.Or(opts.Principal, PrincipalStdio)}
+	srv.conversations = newConversations(opts.MaxConversations, opts.ConversationIdleTimeout, srv.closed)
 	srv.srv = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: reg.Prompt(),
-		Logger:       opts.Logger,
+		Logger:       sdkLogger(opts.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
@@ -89,6 +102,30 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 	}
 	srv.sync()
 	return srv, nil
+}
+
+// sdkLogger is log for the SDK: its warnings and errors only. Its INFO
+// lines name each session's connection, which a 2026-07-28 request over
+// HTTP makes for every request.
+func sdkLogger(log *slog.Logger) *slog.Logger {
+	return slog.New(atLeast{log.Handler(), slog.LevelWarn})
+}
+
+// atLeast is a slog handler that passes records of level min and above.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(as), h.min}
+}
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
 }
 
 // MCP returns the underlying SDK server, e.g. to connect extra transports.
@@ -169,11 +206,14 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 }
 
 // handler runs one tools/call through the registry in the caller's
-// session, for the SDK.
+// conversation, for the SDK.
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, ask := s.execute(ctx, name, req)
-		if ask != nil {
+		res, ask, err := s.execute(ctx, name, req)
+		switch {
+		case err != nil:
+			return nil, err
+		case ask != nil:
 			return ask, nil
 		}
 		return toMCP(res), nil
@@ -182,56 +222,119 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 
 // execute runs one tools/call and returns its answer: res, or ask when the
 // call needs the client's input first (its roots, or the user's answer to
-// a multi round-trip client's approval question), which the SDK sends.
+// a 2026-07-28 client's approval question), which the SDK sends, or the
+// JSON-RPC error of a request that names no usable conversation or answer.
 // The call itself runs on a goroutine of its own (executeThen), so that
 // execute returns at the call timeout whatever the tool does.
-func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequest) (res tools.Result, ask *mcp.CallToolResult) {
+func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequest) (res tools.Result, ask *mcp.CallToolResult, err error) {
 	answered := make(chan struct{})
-	go s.executeThen(ctx, name, req, func(r tools.Result, a *mcp.CallToolResult) {
-		res, ask = r, a
+	go s.executeThen(ctx, name, req, func(r tools.Result, a *mcp.CallToolResult, e error) {
+		res, ask, err = r, a, e
 		close(answered)
 	})
 	<-answered
-	return res, ask
+	return res, ask, err
 }
 
 // executeThen runs one tools/call on the calling goroutine and gives
 // answer its answer exactly once (see execute): the roots exchange, the
-// front end's readiness, the caller's session and its approval channel,
-// under the call limits (callLimits.runThen). It returns once the tool
-// returned; the answer may come earlier, at the call timeout.
-func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult)) {
+// front end's readiness, the caller's conversation (conversations.md §1)
+// and its approval channel (§3), under the call limits
+// (callLimits.runThen). It returns once the tool returned; the answer may
+// come earlier, at the call timeout.
+func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult, error)) {
 	if ask := s.roots(ctx, req); ask != nil {
-		answer(tools.Result{}, ask)
+		answer(tools.Result{}, ask, nil)
 		return
 	}
 	if s.opts.Ready != nil {
 		if err := s.opts.Ready(); err != nil {
-			answer(tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + err.Error())}}, nil)
+			answer(tools.Result{IsError: true, Content: []tools.Block{tools.TextBlock("Error: " + err.Error())}}, nil, nil)
 			return
 		}
 	}
+	principal := s.principalOf(req)
+	id, session, byPrincipal, err := s.conversationID(req, principal)
+	if err != nil {
+		answer(tools.Result{}, nil, err)
+		return
+	}
+	conv, end := s.conversations.begin(id, session)
+	defer end()
 	var raw json.RawMessage
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	session := s.session(req.Session)
 	if req.Session != nil {
-		var end func()
-		ctx, end = s.calls.begin(ctx, req.Session.ID())
-		defer end()
+		var endCall func()
+		ctx, endCall = s.calls.begin(ctx, req.Session.ID())
+		defer endCall()
 	}
-	var asked *approval
-	session.Ask, asked = s.askFunc(req, session.ID)
-	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
-		return s.reg.Execute(ctx, name, raw, &tools.Exec{Session: session})
-	}, func(res tools.Result) {
-		if ask := asked.inputRequired(); ask != nil {
-			answer(tools.Result{}, ask)
+	c := &tools.Conversation{ID: id, Principal: principal, Cwd: s.opts.Cwd()}
+	var r *round
+	if !byPrincipal { // a principal's own conversation never asks (§3)
+		var replay *tools.Result
+		if c.Ask, r, replay, err = s.askFunc(ctx, req, conv, name); err != nil || replay != nil {
+			if replay != nil {
+				answer(*replay, nil, nil)
+			} else {
+				answer(tools.Result{}, nil, err)
+			}
 			return
 		}
-		answer(res, nil)
+	}
+	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
+		return s.reg.Execute(ctx, name, raw, &tools.Exec{Conv: c})
+	}, func(res tools.Result) {
+		if r != nil {
+			if ask := r.finish(res); ask != nil {
+				answer(tools.Result{}, ask, nil)
+				return
+			}
+		}
+		answer(res, nil, nil)
 	})
+}
+
+// askFunc returns the approval channel of a call in conversation conv
+// (conversations.md §3): nil when the client did not declare form
+// elicitation; elicitation/create within the call for a legacy session;
+// otherwise a multi round-trip round, whose request state, when the call
+// carries one, is checked first: replay is the stored result of an
+// accepted state used again, err the JSON-RPC error of one that can never
+// be answered.
+func (s *Server) askFunc(ctx context.Context, req *mcp.CallToolRequest, conv *conversation, name string) (ask tools.AskFunc, r *round, replay *tools.Result, err error) {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
+		return nil, nil, nil, nil
+	}
+	if ss := legacySession(req); ss != nil {
+		return s.approvals.elicit(ss), nil, nil, nil
+	}
+	r, replay, err = s.approvals.newRound(ctx, s.conversations, conv, name, req.Params)
+	if r == nil {
+		return nil, nil, replay, err
+	}
+	return r.ask, r, nil, nil
+}
+
+// modernVersion is the first protocol version without sessions
+// (conversations.md §0).
+const modernVersion = "2026-07-28"
+
+// legacySession returns the session of req when it began with initialize
+// at a protocol before 2026-07-28 (a legacy session, conversations.md §1
+// rule 2), else nil. The SDK also fills a session's initialize parameters
+// from a 2026-07-28 request's _meta; their version tells the two apart.
+func legacySession(req *mcp.CallToolRequest) *mcp.ServerSession {
+	ss := req.Session
+	if ss == nil {
+		return nil
+	}
+	if ip := ss.InitializeParams(); ip == nil || ip.ProtocolVersion >= modernVersion {
+		return nil
+	}
+	return ss
 }
 
 // toMCP converts a registry result (contract §5.4a [D20]): the text content
@@ -276,34 +379,14 @@ func metaFields(meta any) mcp.Meta {
 	return mcp.Meta{"meta": meta}
 }
 
-// session returns the tools.Session of an MCP session, made on first use
-// and forgotten when the MCP session ends (then session/closed is emitted
-// with its ID): each MCP session has its own identity, hence its own
-// read-before-edit state and sandbox mode.
-func (s *Server) session(ss *mcp.ServerSession) *tools.Session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.sessions[ss]
-	if !ok {
-		id = "mcp-" + uuid.NewString()
-		s.sessions[ss] = id
-		if ss != nil {
-			go func() {
-				_ = ss.Wait()
-				s.mu.Lock()
-				delete(s.sessions, ss)
-				s.mu.Unlock()
-				s.closed(id)
-			}()
-		}
-	}
-	return &tools.Session{ID: id, Cwd: s.opts.Cwd()}
-}
-
-// Sessions returns the number of MCP sessions that have made calls and are
-// still connected.
+// Sessions returns the number of legacy MCP sessions that have made calls
+// and are still connected.
 func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.sessions)
 }
+
+// Conversations returns the number of live conversations
+// (conversations.md §2).
+func (s *Server) Conversations() int { return s.conversations.live() }

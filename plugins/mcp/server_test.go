@@ -32,8 +32,16 @@ func newStack(t *testing.T) *stack {
 	return &stack{Stack: st, srv: srv, changed: make(chan struct{}, 16)}
 }
 
-// connect opens one more MCP session on the same server.
+// connect opens one more legacy MCP session (2025-11-25) on the same
+// server: a conversation of its own.
 func (s *stack) connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	return s.connectAt(t, oldProtocol)
+}
+
+// connectAt opens one more MCP connection at protocol version ("": the
+// SDK's latest, 2026-07-28, which has no sessions).
+func (s *stack) connectAt(t *testing.T, version string) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.srv.MCP().Connect(t.Context(), st, nil)
@@ -47,7 +55,7 @@ func (s *stack) connect(t *testing.T) *mcp.ClientSession {
 			}
 		},
 	})
-	cs, err := client.Connect(t.Context(), ct, nil)
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close() })
 	return cs
@@ -55,34 +63,91 @@ func (s *stack) connect(t *testing.T) *mcp.ClientSession {
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	return callIn(t, cs, "", name, args)
+}
+
+// callIn calls a tool in the conversation handle names ("": none).
+func callIn(t *testing.T, cs *mcp.ClientSession, handle, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	if handle != "" {
+		p.Meta = mcp.Meta{mcpserver.ConversationMetaKey: handle}
+	}
+	res, err := cs.CallTool(t.Context(), p)
 	require.NoError(t, err)
 	require.Len(t, res.Content, 1)
 	return res.Content[0].(*mcp.TextContent).Text, res.IsError
 }
 
-// TestTwoSessionsHaveTheirOwnObservations: on ONE server, a file read by
-// one session cannot be edited by the other (contract §4).
-func TestTwoSessionsHaveTheirOwnObservations(t *testing.T) {
-	s := newStack(t)
-	assertIsolated(t, s, s.connect(t), s.connect(t))
+// TestWhoSharesObservations: on ONE server, a file read in one
+// conversation cannot be edited in another (contract §4); two legacy
+// sessions are two conversations, and so are two 2026-07-28 clients with
+// different handles, while the same handle, or none, is one conversation
+// (conversations.md §1, §5.2).
+func TestWhoSharesObservations(t *testing.T) {
+	t.Run("two legacy sessions", func(t *testing.T) {
+		s := newStack(t)
+		assertIsolated(t, s, peer{cs: s.connect(t)}, peer{cs: s.connect(t)})
+		assert.Equal(t, 2, s.srv.Sessions())
+		assert.Equal(t, 2, s.srv.Conversations())
+	})
+	t.Run("two handles", func(t *testing.T) {
+		s := newStack(t)
+		assertIsolated(t, s, peer{s.connectAt(t, ""), "alpha"}, peer{s.connectAt(t, ""), "beta"})
+		assert.Zero(t, s.srv.Sessions(), "no legacy session")
+		assert.Equal(t, 2, s.srv.Conversations())
+	})
+	t.Run("one handle on two connections", func(t *testing.T) {
+		s := newStack(t)
+		assertShared(t, s, peer{s.connectAt(t, ""), "same"}, peer{s.connectAt(t, ""), "same"})
+	})
+	t.Run("a handle on a legacy session", func(t *testing.T) {
+		s := newStack(t)
+		assertShared(t, s, peer{s.connect(t), "same"}, peer{s.connectAt(t, ""), "same"})
+	})
+	t.Run("no handle: the principal's conversation", func(t *testing.T) {
+		s := newStack(t)
+		assertShared(t, s, peer{cs: s.connectAt(t, "")}, peer{cs: s.connectAt(t, "")})
+		assert.Equal(t, 1, s.srv.Conversations())
+	})
 }
 
-// assertIsolated checks on a and b, two sessions of s's server, that a read
-// by a does not let b edit, and that a can.
-func assertIsolated(t *testing.T, s *stack, a, b *mcp.ClientSession) {
+// peer is one client connection and the conversation handle it passes
+// ("" for none).
+type peer struct {
+	cs     *mcp.ClientSession
+	handle string
+}
+
+func (p peer) call(t *testing.T, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	return callIn(t, p.cs, p.handle, name, args)
+}
+
+// assertIsolated checks on a and b, two conversations of s's server, that
+// a read by a does not let b edit, and that a can.
+func assertIsolated(t *testing.T, s *stack, a, b peer) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
-	_, isErr := call(t, a, "read", map[string]any{"file_path": "a.txt"})
+	_, isErr := a.call(t, "read", map[string]any{"file_path": "a.txt"})
 	require.False(t, isErr)
-	text, isErr := call(t, b, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
+	text, isErr := b.call(t, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
 	assert.True(t, isErr)
 	assert.Equal(t, `Error: edit requires reading "`+s.W+`/a.txt" first — read the file, then retry`, text)
 
-	text, isErr = call(t, a, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
+	text, isErr = a.call(t, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
 	assert.False(t, isErr, text)
 	assert.Equal(t, "The file "+s.W+"/a.txt has been updated successfully.", text)
-	assert.Equal(t, 2, s.srv.Sessions())
+}
+
+// assertShared checks on a and b that a read by a lets b edit.
+func assertShared(t *testing.T, s *stack, a, b peer) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("hello world\n"), 0o644))
+	_, isErr := a.call(t, "read", map[string]any{"file_path": "a.txt"})
+	require.False(t, isErr)
+	text, isErr := b.call(t, "edit", map[string]any{"file_path": "a.txt", "old_string": "world", "new_string": "there"})
+	assert.False(t, isErr, text)
 }
 
 func waitChanged(t *testing.T, s *stack) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/frontend"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -29,7 +30,8 @@ func TestTheLimitsTakeAConfigChangeInPlace(t *testing.T) {
 	inst, err := h.Plugin(t.Context(), Plugin, cfg)
 	require.NoError(t, err)
 	require.NoError(t, inst.Wait(t.Context()))
-	srv, ok := Key.Get(h.Root())
+	fe, ok := frontend.Key.Get(h.Root())
+	srv := fe.(*Server)
 	require.True(t, ok)
 	loads := 0
 	h.OnStatus(func(i *host.Instance, _, to host.State) {
@@ -38,20 +40,24 @@ func TestTheLimitsTakeAConfigChangeInPlace(t *testing.T) {
 		}
 	})
 
-	next := inst.Config().(Config).WithLimitsOf(Config{MaxInFlight: 3, CallTimeout: 2 * time.Second, DrainTimeout: time.Second})
-	assert.True(t, SameTransport(inst.Config().(Config), next), "only the limits differ")
+	next := inst.Config().(Config).withLiveKeysOf(Config{MaxInFlight: 3, CallTimeout: 2 * time.Second, DrainTimeout: time.Second, MaxConversations: 7, ConversationIdleTimeout: time.Minute})
+	assert.True(t, sameTransport(inst.Config().(Config), next), "only the limits differ")
 	require.NoError(t, inst.Update(t.Context(), next))
 
 	assert.Zero(t, loads, "no restart")
-	again, _ := Key.Get(h.Root())
-	assert.Same(t, srv, again, "the same server serves on")
+	again, _ := frontend.Key.Get(h.Root())
+	assert.Same(t, srv, again.(*Server), "the same server serves on")
 	l := srv.limits.limit.Load()
 	assert.Equal(t, 3, cap(l.slots))
 	assert.Equal(t, 2*time.Second, l.timeout)
 	assert.Equal(t, time.Second, time.Duration(srv.drainTimeout.Load()))
 	assert.Equal(t, 3, inst.Config().(Config).MaxInFlight, "the instance's config is the new one")
+	srv.conversations.mu.Lock()
+	assert.Equal(t, 7, srv.conversations.max)
+	assert.Equal(t, time.Minute, srv.conversations.idle)
+	srv.conversations.mu.Unlock()
 
 	moved := next
 	moved.HTTP = "127.0.0.1:0"
-	assert.False(t, SameTransport(next, moved), "the listen address needs a new start")
+	assert.False(t, sameTransport(next, moved), "the listen address needs a new start")
 }

@@ -38,7 +38,7 @@ func compare(b *testing.B, sides []side) {
 			j := (n + k) % len(sides)
 			sd := sides[j]
 			start := time.Now()
-			res := sd.st.Call(context.Background(), sd.st.Session("bench"), sd.tool, sd.args(n))
+			res := sd.st.Call(context.Background(), sd.st.Conversation("bench"), sd.tool, sd.args(n))
 			total[j] += time.Since(start)
 			if res.IsError {
 				b.Fatal(res.Text())

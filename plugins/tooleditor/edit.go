@@ -56,7 +56,7 @@ func (e *editor) insert(ctx context.Context, c call, exec *tools.Exec) (any, err
 // version. notRegular words the refusal of a special file.
 func (e *editor) mutate(ctx context.Context, c call, exec *tools.Exec, notRegular func(p string) error,
 	run func(fsapi.Target, *fsapi.EditGuard) (fsapi.EditOutcome, error)) (any, error) {
-	t, err := e.fs.Resolve(ctx, c.path, fsapi.SessionOptions(c.path, exec.Cwd()))
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func FuzzInsertLine(f *testing.F) {
 		f.Add(seed.body, seed.bom, seed.crlf, seed.line, seed.ins)
 	}
 	st := editorStack(f, true, nil)
-	session := st.Session("fuzz")
+	session := st.Conversation("fuzz")
 	path := filepath.Join(st.W, "f.txt")
 	f.Fuzz(func(t *testing.T, body string, withBOM, crlf bool, line int64, ins string) {
 		if !textual(body, ins) {
@@ -129,7 +129,7 @@ func FuzzStrReplace(f *testing.F) {
 		f.Add(seed.body, seed.bom, seed.crlf, seed.old, seed.new)
 	}
 	st := editorStack(f, true, nil)
-	session := st.Session("fuzz")
+	session := st.Conversation("fuzz")
 	path := filepath.Join(st.W, "f.txt")
 	f.Fuzz(func(t *testing.T, body string, withBOM, crlf bool, old, replacement string) {
 		if !textual(body, old, replacement) {

@@ -51,7 +51,7 @@ func content(t testing.TB, st *stacktest.Stack, rel string) string {
 	return string(b)
 }
 
-func editor(t testing.TB, st *stacktest.Stack, session *tools.Session, args string) tools.Result {
+func editor(t testing.TB, st *stacktest.Stack, session *tools.Conversation, args string) tools.Result {
 	t.Helper()
 	return st.Call(context.Background(), session, tooleditor.ToolName, args)
 }
@@ -147,7 +147,7 @@ func TestLifecycleFollowsTheProvider(t *testing.T) {
 
 func TestMeta(t *testing.T) {
 	st := editorStack(t, false, nil)
-	s := st.Session("s")
+	s := st.Conversation("s")
 	res := editor(t, st, s, `{"command":"create","path":"n.txt","file_text":"a\nb\n"}`)
 	require.False(t, res.IsError, res.Text())
 	b, _ := json.Marshal(res.Meta)
@@ -166,13 +166,13 @@ func TestClipNeverSplitsACharacter(t *testing.T) {
 	// editor.md §15 X12: four U+1F600 with maxOutputChars 11.
 	st := editorStack(t, false, map[string]any{"maxOutputChars": 11})
 	write(t, st, "e.txt", strings.Repeat("\U0001F600", 4))
-	res := editor(t, st, st.Session("s"), `{"command":"view","path":"e.txt"}`)
+	res := editor(t, st, st.Conversation("s"), `{"command":"view","path":"e.txt"}`)
 	require.False(t, res.IsError)
 	assert.Equal(t, "Here's the content of "+st.W+"/e.txt with line numbers (which has a total of 1 lines):\n     1  \U0001F600<response clipped><NOTE>Output cut here to save context. For the rest of a file, view it again with a view_range that starts after the last line shown; for a directory, view its subdirectories one at a time.</NOTE>", res.Text())
 
 	st = editorStack(t, false, map[string]any{"maxOutputChars": 12})
 	write(t, st, "d/abc", "")
-	res = editor(t, st, st.Session("s"), `{"command":"view","path":"d"}`)
+	res = editor(t, st, st.Conversation("s"), `{"command":"view","path":"d"}`)
 	require.False(t, res.IsError)
 	rows := "d\t" + st.W + "/d\nf\t" + st.W + "/d/abc\n"
 	assert.Equal(t, "Here're the files and directories up to 2 levels deep in "+st.W+"/d, excluding hidden items, node_modules, and Python cache directories:\n"+
@@ -185,11 +185,11 @@ func TestObservationFailureTurnsTheCallIntoAnError(t *testing.T) {
 	write(t, st, "a.txt", "one\n")
 	_, err := events.FSObserved.On(st.Host.Root(), func(context.Context, events.Observation) error { return errors.New("recorder full") })
 	require.NoError(t, err)
-	res := editor(t, st, st.Session("s"), `{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two"}`)
+	res := editor(t, st, st.Conversation("s"), `{"command":"str_replace","path":"a.txt","old_str":"one","new_str":"two"}`)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Text(), "recorder full")
 	assert.Equal(t, "two\n", content(t, st, "a.txt"))
-	res = editor(t, st, st.Session("s"), `{"command":"view","path":"missing.txt"}`)
+	res = editor(t, st, st.Conversation("s"), `{"command":"view","path":"missing.txt"}`)
 	assert.Equal(t, "Error: The path "+st.W+"/missing.txt does not exist. Please provide a valid path.", res.Text(), "the not-found error stays the result")
 }
 
@@ -211,7 +211,7 @@ func (f failingList) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEn
 
 // wrappedStack mounts the registry, fslocal's provider (confined to a
 // fresh workspace) as wrap returns it, and tooleditor without a policy.
-func wrappedStack(t *testing.T, wrap func(p *fslocal.Provider, w string) fsapi.FileSystem) (*tools.Registry, *tools.Session) {
+func wrappedStack(t *testing.T, wrap func(p *fslocal.Provider, w string) fsapi.FileSystem) (*tools.Registry, *tools.Conversation) {
 	t.Helper()
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -233,17 +233,17 @@ func wrappedStack(t *testing.T, wrap func(p *fslocal.Provider, w string) fsapi.F
 	require.NoError(t, err)
 	require.NoError(t, h.Audit())
 	reg, _ := tools.Key.Get(h.Root())
-	return reg, &tools.Session{ID: "s", Cwd: w}
+	return reg, &tools.Conversation{ID: "s", Cwd: w}
 }
 
 func TestInsertNeedsTheCapability(t *testing.T) {
 	reg, session := wrappedStack(t, func(p *fslocal.Provider, _ string) fsapi.FileSystem { return withoutInserter{p} })
 	w := session.Cwd
 	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("a\n"), 0o644))
-	res := reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"insert","path":"a.txt","insert_line":0,"new_str":"x"}`), &tools.Exec{Session: session})
+	res := reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"insert","path":"a.txt","insert_line":0,"new_str":"x"}`), &tools.Exec{Conv: session})
 	assert.Equal(t, "Error: insert is unavailable: the fs service cannot insert lines", res.Text())
 	assert.Empty(t, res.Code())
-	res = reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"str_replace","path":"a.txt","old_str":"a","new_str":"b"}`), &tools.Exec{Session: session})
+	res = reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"str_replace","path":"a.txt","old_str":"a","new_str":"b"}`), &tools.Exec{Conv: session})
 	assert.False(t, res.IsError, "the other commands work: %s", res.Text())
 	b, _ := os.ReadFile(filepath.Join(w, "a.txt"))
 	assert.Equal(t, "b\n", string(b))
@@ -259,11 +259,11 @@ func TestUnlistableSubdirectoryIsShownWithoutChildren(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(w, f)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(w, f), nil, 0o644))
 	}
-	res := reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"view","path":"d"}`), &tools.Exec{Session: session})
+	res := reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"view","path":"d"}`), &tools.Exec{Conv: session})
 	require.False(t, res.IsError, res.Text())
 	assert.Equal(t, "Here're the files and directories up to 2 levels deep in "+w+"/d, excluding hidden items, node_modules, and Python cache directories:\n"+
 		"d\t"+w+"/d\nd\t"+w+"/d/locked\nd\t"+w+"/d/open\nf\t"+w+"/d/open/a.txt\n\n", res.Text())
-	res = reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"view","path":"d/locked"}`), &tools.Exec{Session: session})
+	res = reg.Execute(t.Context(), tooleditor.ToolName, json.RawMessage(`{"command":"view","path":"d/locked"}`), &tools.Exec{Conv: session})
 	assert.Equal(t, `Error: cannot list "`+w+`/d/locked": permission denied`, res.Text())
 	assert.Equal(t, "FS_PERMISSION_DENIED", res.Code())
 }
@@ -271,7 +271,7 @@ func TestUnlistableSubdirectoryIsShownWithoutChildren(t *testing.T) {
 func TestInsertLineBeyondInt64IsOutOfRange(t *testing.T) {
 	st := editorStack(t, true, nil)
 	write(t, st, "a.txt", "a\n")
-	res := editor(t, st, st.Session("s"), `{"command":"insert","path":"a.txt","insert_line":1e30,"new_str":"x"}`)
+	res := editor(t, st, st.Conversation("s"), `{"command":"insert","path":"a.txt","insert_line":1e30,"new_str":"x"}`)
 	assert.Equal(t, "Error: Invalid `insert_line` parameter: 1e+30. It should be within the range of lines of the file: [0, 2]", res.Text())
 	assert.Equal(t, "a\n", content(t, st, "a.txt"))
 }
@@ -279,14 +279,14 @@ func TestInsertLineBeyondInt64IsOutOfRange(t *testing.T) {
 func TestAmbiguityListsTwentyLinesAndTheRest(t *testing.T) {
 	st := editorStack(t, true, nil)
 	write(t, st, "x.txt", strings.Repeat("x\n", 25))
-	res := editor(t, st, st.Session("s"), `{"command":"str_replace","path":"x.txt","old_str":"x","new_str":"y"}`)
+	res := editor(t, st, st.Conversation("s"), `{"command":"str_replace","path":"x.txt","old_str":"x","new_str":"y"}`)
 	assert.Equal(t, "Error: No replacement was performed. Multiple occurrences of old_str `x` in lines [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, and 5 more]. Please ensure it is unique", res.Text())
 	assert.Equal(t, "FS_AMBIGUOUS_EDIT", res.Code())
 }
 
 func TestDiffMetaIsBounded(t *testing.T) {
 	st := editorStack(t, true, nil)
-	s := st.Session("s")
+	s := st.Conversation("s")
 	write(t, st, "big.txt", strings.Repeat("x\n", 40000))
 	res := editor(t, st, s, `{"command":"insert","path":"big.txt","insert_line":0,"new_str":"`+strings.Repeat("y\\n", 40000)+`"}`)
 	require.False(t, res.IsError, res.Text())
@@ -299,7 +299,7 @@ func TestSandboxModesJudgeTheEditor(t *testing.T) {
 	// insert as edits, before the policy, without knowing the editor.
 	st := stacktest.New(t, stacktest.Options{FSSandbox: map[string]any{"mode": "read-only"}, ToolEditor: map[string]any{}})
 	write(t, st, "a.txt", "one\n")
-	s := st.Session("s")
+	s := st.Conversation("s")
 	refusal := " the sandbox is in read-only mode — the sandbox mode is set by the operator; tell the user instead of retrying"
 	for _, tc := range []struct{ args, want string }{
 		{`{"command":"create","path":"n.txt","file_text":"x"}`, `Error: cannot write "` + st.W + `/n.txt":` + refusal},

@@ -16,7 +16,7 @@ import (
 // directory listing, or the file's rows streamed with the line count, the
 // range checks and an fs/observed of the version Stat saw.
 func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := e.fs.Resolve(ctx, c.path, fsapi.SessionOptions(c.path, exec.Cwd()))
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}

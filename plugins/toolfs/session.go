@@ -9,10 +9,10 @@ import (
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// resolve resolves path for the call's session (contract §6.4,
-// fsapi.SessionOptions).
+// resolve resolves path for the call's conversation (contract §6.4,
+// fsapi.CwdOptions).
 func (ts *toolset) resolve(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, error) {
-	return ts.fs.Resolve(ctx, path, fsapi.SessionOptions(path, exec.Cwd()))
+	return ts.fs.Resolve(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
 }
 
 // positiveInteger reports whether v is an integer ≥ 1 (contract §6.6.1,

@@ -20,7 +20,7 @@ import (
 func TestLimitsChangeInPlace(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	require.NoError(t, os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644))
-	sess := s.Session("s1")
+	sess := s.Conversation("s1")
 	ctx := context.Background()
 	require.False(t, s.Call(ctx, sess, "read", `{"file_path":"a.txt"}`).IsError)
 	scope := s.ToolFS.Scope()

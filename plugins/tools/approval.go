@@ -3,7 +3,7 @@ package tools
 import "context"
 
 // Answer is the user's answer to one yes/no question asked through a
-// session's approval channel (sandbox.md §4.3).
+// conversation's approval channel (sandbox.md §4.3).
 type Answer int
 
 const (
@@ -29,7 +29,7 @@ func (a Answer) String() string {
 	return "unknown"
 }
 
-// AskFunc asks the user of a session one yes/no question and waits for the
+// AskFunc asks the user of a conversation one yes/no question and waits for the
 // answer, bounded by ctx (sandbox.md §4.3). It returns an error when the
 // channel fails, ctx included; the answer is then meaningless.
 //
@@ -39,12 +39,13 @@ func (a Answer) String() string {
 // change nothing before it has the answer.
 type AskFunc func(ctx context.Context, message string) (Answer, error)
 
-// Ask returns the approval channel of the call's session, or nil when the
-// call has no session or its session has no way to ask (dshhost call and
-// run; an MCP client without the elicitation capability).
+// Ask returns the approval channel of the call's conversation, or nil when
+// the call has no conversation or its conversation has no way to ask
+// (dshhost call and run; an MCP client without the elicitation capability;
+// a conversation named by its principal alone, conversations.md §3).
 func (e *Exec) Ask() AskFunc {
-	if e == nil || e.Session == nil {
+	if e == nil || e.Conv == nil {
 		return nil
 	}
-	return e.Session.Ask
+	return e.Conv.Ask
 }

@@ -13,9 +13,9 @@ func TestTheApprovalChannelIsTheSessions(t *testing.T) {
 	var nilExec *tools.Exec
 	assert.Nil(t, nilExec.Ask())
 	assert.Nil(t, (&tools.Exec{}).Ask(), "no session, no channel")
-	assert.Nil(t, (&tools.Exec{Session: &tools.Session{ID: "s"}}).Ask(), "a session without a channel")
+	assert.Nil(t, (&tools.Exec{Conv: &tools.Conversation{ID: "s"}}).Ask(), "a session without a channel")
 	ask := func(context.Context, string) (tools.Answer, error) { return tools.Declined, nil }
-	got := (&tools.Exec{Session: &tools.Session{ID: "s", Ask: ask}}).Ask()
+	got := (&tools.Exec{Conv: &tools.Conversation{ID: "s", Ask: ask}}).Ask()
 	if assert.NotNil(t, got) {
 		a, err := got(t.Context(), "q")
 		assert.NoError(t, err)

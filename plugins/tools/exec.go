@@ -1,35 +1,52 @@
 package tools
 
-// Session is the calling agent session: ID identifies it (read-before-edit
-// state is kept per ID, contract §4) and Cwd is its working directory, the
-// base of relative paths (contract §6.4; empty: the provider's own cwd).
-// Ask is the session's approval channel (sandbox.md §4.3): nil when the
-// session has no way to ask its user.
-type Session struct {
-	ID  string
-	Cwd string
-	Ask AskFunc
+// Conversation is the owner of a call's per-caller state (conversations.md
+// §1): ID names it (read-before-edit observations and sandbox modes are kept
+// per ID, contract §4) and starts with Principal, who presented the call;
+// Cwd is its working directory, the base of relative paths (contract §6.4;
+// empty: the provider's own cwd). Ask is its approval channel (sandbox.md
+// §4.3): nil when the conversation has no way to ask its user.
+type Conversation struct {
+	ID        string
+	Principal string
+	Cwd       string
+	Ask       AskFunc
 }
 
 // Exec is the execution value of one tool call (contract §5.1): the call's
 // id, the tool's name, the parent call for nested calls (nil at top level)
-// and the session, which may be nil. It is the actor that fs event listeners
-// see (contract §1.1): it answers SessionID and ToolName.
+// and Conv, the conversation the call runs in, which may be nil. It is the
+// actor that fs event listeners see (contract §1.1): it answers
+// Conversation, Principal and ToolName.
 type Exec struct {
-	CallID  string
-	Tool    string
-	Parent  *Exec
-	Session *Session
+	CallID string
+	Tool   string
+	Parent *Exec
+	Conv   *Conversation
 }
 
-// SessionID returns the session's ID, and false when the call has no
-// session.
-func (e *Exec) SessionID() (string, bool) {
-	if e == nil || e.Session == nil {
+// Conversation returns the conversation's ID, and false when the call has
+// none.
+func (e *Exec) Conversation() (string, bool) {
+	if e == nil || e.Conv == nil {
 		return "", false
 	}
-	return e.Session.ID, true
+	return e.Conv.ID, true
 }
+
+// Principal returns who presented the call (conversations.md §1), or ""
+// when the call has no conversation.
+func (e *Exec) Principal() string {
+	if e == nil || e.Conv == nil {
+		return ""
+	}
+	return e.Conv.Principal
+}
+
+// SessionID returns the same as Conversation.
+//
+// Deprecated: use Conversation; SessionID is removed in the next release.
+func (e *Exec) SessionID() (string, bool) { return e.Conversation() }
 
 // ToolName returns the name of the tool being called.
 func (e *Exec) ToolName() string {
@@ -39,10 +56,10 @@ func (e *Exec) ToolName() string {
 	return e.Tool
 }
 
-// Cwd returns the session's working directory, or "" without a session.
+// Cwd returns the conversation's working directory, or "" without one.
 func (e *Exec) Cwd() string {
-	if e == nil || e.Session == nil {
+	if e == nil || e.Conv == nil {
 		return ""
 	}
-	return e.Session.Cwd
+	return e.Conv.Cwd
 }

@@ -182,8 +182,8 @@ func TestExecPassesSessionAndMetaOnlyAtTopLevel(t *testing.T) {
 		Execute: func(_ context.Context, _ tools.Args, e *tools.Exec) (any, error) { seen = e; return "v", nil },
 		Render:  func(tools.Args, any) []tools.Block { return []tools.Block{tools.TextBlock("text")} },
 		Meta:    func(tools.Args, any) any { return "meta" }})
-	sess := &tools.Session{ID: "s1", Cwd: "/w"}
-	res := reg.Execute(t.Context(), "m", nil, &tools.Exec{Session: sess})
+	sess := &tools.Conversation{ID: "s1", Cwd: "/w"}
+	res := reg.Execute(t.Context(), "m", nil, &tools.Exec{Conv: sess})
 	assert.Equal(t, "text", res.Text())
 	assert.Equal(t, "meta", res.Meta)
 	id, ok := seen.SessionID()

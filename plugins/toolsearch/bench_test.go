@@ -111,7 +111,7 @@ func BenchmarkGrepLongLine(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		res := s.Call(b.Context(), s.Session("s"), "grep", `{"pattern":"needle"}`)
+		res := s.Call(b.Context(), s.Conversation("s"), "grep", `{"pattern":"needle"}`)
 		if res.IsError || !strings.HasSuffix(res.Text(), " (line truncated)") {
 			b.Fatalf("unexpected result: %.200s", res.Text())
 		}

@@ -96,7 +96,7 @@ func TestParallelSearchEqualsTheSequentialOne(t *testing.T) {
 				require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
 			}
 			for _, pattern := range []string{"needle", "^(alpha|beta)$", "^$"} {
-				res := s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"`+pattern+`"}`)
+				res := s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"`+pattern+`"}`)
 				require.False(t, res.IsError, res.Text())
 				raw, _ := json.Marshal(res.Value)
 				var got grepOut

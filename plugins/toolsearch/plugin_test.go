@@ -166,7 +166,7 @@ func mountWith(t *testing.T, wrap func(*fslocal.Provider) fsapi.FileSystem, cfg 
 }
 
 func call(ctx context.Context, reg *tools.Registry, w, tool, args string) tools.Result {
-	return reg.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Session: &tools.Session{ID: "s", Cwd: w}})
+	return reg.Execute(ctx, tool, json.RawMessage(args), &tools.Exec{Conv: &tools.Conversation{ID: "s", Cwd: w}})
 }
 
 func TestSearchFailsWithoutTheCapabilities(t *testing.T) {
@@ -300,26 +300,26 @@ func TestSearchesSkipFIFOsAndRefuseOneAsRoot(t *testing.T) {
 	writeFiles(t, s.W, map[string]string{"a.txt": "x\n"})
 	require.NoError(t, mkfifo(filepath.Join(s.W, "pipe")))
 	done := make(chan tools.Result, 1)
-	go func() { done <- s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"x"}`) }()
+	go func() { done <- s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"x"}`) }()
 	select {
 	case res := <-done:
 		assert.Equal(t, "Found 1 match\n\na.txt\nLine 1: x", res.Text())
 	case <-time.After(10 * time.Second):
 		t.Fatal("grep blocked on a FIFO")
 	}
-	res := s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"x","path":"pipe"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"x","path":"pipe"}`)
 	assert.Equal(t, "Error: cannot search \""+s.W+"/pipe\": not a regular file", res.Text())
 	assert.Equal(t, "FS_NOT_REGULAR_FILE", res.Code())
-	res = s.Call(t.Context(), s.Session("s"), "glob", `{"pattern":"*"}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "glob", `{"pattern":"*"}`)
 	assert.Equal(t, "a.txt", res.Text(), "a FIFO is never a glob result")
 }
 
 func TestGrepDoesNotObserve(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	writeFiles(t, s.W, map[string]string{"a.txt": "hello\n"})
-	res := s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"hello"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"hello"}`)
 	require.False(t, res.IsError)
-	res = s.Call(t.Context(), s.Session("s"), "edit", `{"file_path":"a.txt","old_string":"hello","new_string":"bye"}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "edit", `{"file_path":"a.txt","old_string":"hello","new_string":"bye"}`)
 	assert.Equal(t, "FS_NOT_OBSERVED", res.Code(), "a grep hit is not a read")
 }
 
@@ -370,7 +370,7 @@ func TestIgnoreFilesAboveANamedRoot(t *testing.T) {
 		"other/o.txt":      "hit\n",
 	})
 	grep := func(path string) string {
-		return s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"hit","path":"`+path+`"}`).Text()
+		return s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"hit","path":"`+path+`"}`).Text()
 	}
 	assert.Equal(t, "Found 2 matches\n\na/b/keep.txt\nLine 1: hit\n\na/b/out/y.txt\nLine 1: hit", grep("a/b"),
 		"/a/b/gen/ from the top and *.tmp from a apply; the top's out/* is anchored there, so a/b/out/y.txt stays")

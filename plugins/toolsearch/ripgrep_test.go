@@ -37,7 +37,7 @@ func TestGrepAgreesWithRipgrepOnTheGoTree(t *testing.T) {
 	for _, pattern := range []string{"func NewReplacer", `errors\.New\("[a-z]+ overflow`, "TODO|FIXME", "(?i)newreplacer", `^\s*//go:build ignore$`} {
 		t.Run(pattern, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"pattern": pattern})
-			res := s.Call(t.Context(), s.Session("s"), "grep", string(args))
+			res := s.Call(t.Context(), s.Conversation("s"), "grep", string(args))
 			require.False(t, res.IsError, res.Text())
 			raw, _ := json.Marshal(res.Value)
 			var v struct {

@@ -26,7 +26,7 @@ func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
-			res := s.Call(t.Context(), s.Session("s"), tc.tool, tc.args)
+			res := s.Call(t.Context(), s.Conversation("s"), tc.tool, tc.args)
 			require.False(t, res.IsError, res.Text())
 			b, err := json.Marshal(res.Summary)
 			require.NoError(t, err)

@@ -36,12 +36,12 @@ func TestVCSNamedFilesHideNoSiblings(t *testing.T) {
 		require.NoError(t, os.Chtimes(filepath.Join(s.W, p), same, same))
 	}
 	for _, pattern := range []string{"*", "**/*"} {
-		res := s.Call(t.Context(), s.Session("s"), "glob", `{"pattern":"`+pattern+`"}`)
+		res := s.Call(t.Context(), s.Conversation("s"), "glob", `{"pattern":"`+pattern+`"}`)
 		assert.Equal(t, "d/a.txt\ne/f.txt\ng/.gitkeep\ns/t.txt\nz.txt", res.Text(), pattern)
 	}
-	res := s.Call(t.Context(), s.Session("s"), "glob", `{"pattern":"*","path":"d"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "glob", `{"pattern":"*","path":"d"}`)
 	assert.Equal(t, "d/a.txt", res.Text())
-	res = s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"x"}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"x"}`)
 	assert.Equal(t, "Found 4 matches\n\nd/a.txt\nLine 1: x\n\ne/f.txt\nLine 1: x\n\ns/t.txt\nLine 1: x\n\nz.txt\nLine 1: x", res.Text())
 }
 
@@ -52,11 +52,11 @@ func TestBraceExpansionIsBounded(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	writeFiles(t, s.W, map[string]string{"ab": "x\n"})
 	p := strings.Repeat("{a,a}", 24) + "b"
-	res := s.Call(t.Context(), s.Session("s"), "glob", `{"pattern":"`+p+`"}`)
+	res := s.Call(t.Context(), s.Conversation("s"), "glob", `{"pattern":"`+p+`"}`)
 	assert.Equal(t, "Error: glob pattern is not a valid glob (its braces expand to more than 1024 patterns); put a backslash before * ? [ ] { } or \\ to match that character literally", res.Text())
 	assert.Equal(t, "SEARCH_INVALID_PATTERN", res.Code())
-	res = s.Call(t.Context(), s.Session("s"), "grep", `{"pattern":"x","include":"`+p+`"}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "grep", `{"pattern":"x","include":"`+p+`"}`)
 	assert.Equal(t, "Error: grep include is not a valid glob (its braces expand to more than 1024 patterns); put a backslash before * ? [ ] { } or \\ to match that character literally", res.Text())
-	res = s.Call(t.Context(), s.Session("s"), "glob", `{"pattern":"`+strings.Repeat("{a,}", 10)+`b"}`)
+	res = s.Call(t.Context(), s.Conversation("s"), "glob", `{"pattern":"`+strings.Repeat("{a,}", 10)+`b"}`)
 	assert.Equal(t, "ab", res.Text(), "1024 expansions are allowed")
 }
