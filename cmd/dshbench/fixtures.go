@@ -21,9 +21,6 @@ type bench struct {
 	official []string // node + the official server's entry point; nil: skipped
 	modern   bool     // dshhost is spoken to at 2026-07-28 (no session, _meta on every request)
 	rows     []row
-	// editFigure is dshhost's 10 MB edit series, for its comparison with
-	// the safe-replace floor.
-	editFigure figure
 }
 
 // build builds dshhost (plain and static) and the hello-world (static, as

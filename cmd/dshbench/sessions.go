@@ -123,5 +123,4 @@ func (b *bench) sessions() {
 		dsh: dsh["list"], other: off["list"], otherName: "official", maxRatio: 0.5})
 	b.add(row{name: "edit, one line of a 10 MB file", command: `tools/call edit (MARKER-A <-> MARKER-B) / edit_file`,
 		dsh: dsh["edit"], other: off["edit"], otherName: "official", maxRatio: 0.5, maxBytes: 64 << 10, maxRSS: 60 << 20})
-	b.editFigure = dsh["edit"]
 }
