@@ -198,7 +198,7 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "deployment `FILE` (.yaml, .yml, .json or .toml); default: the embedded deployment")
-	fs.StringVar(&c.workspace, "workspace", "", "workspace `DIR` (default: DSH_WORKSPACE, the config's workspace, or the current directory)")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace `DIR` (default: DSH_WORKSPACE, the config's workspace, or the current directory; serve --http needs one of the first three)")
 	fs.Var(&c.disable, "disable", "disable the plugin entry with this `ID` (repeatable)")
 	fs.Var(&c.set, "set", "override one config key, `ID.key=value`, value read as YAML (repeatable)")
 	fs.StringVar(&c.logLevel, "log-level", "", "log `level` on stderr: debug, info, warn or error (default warn; info for serve)")

@@ -262,6 +262,11 @@ func strictHook(from, to reflect.Type, data any) (any, error) {
 		if from.Kind() == reflect.Map || from.Kind() == reflect.Struct {
 			return data, nil
 		}
+		if from.Kind() == reflect.String {
+			// A string where a mapping belongs may be a secret put where
+			// its source belongs (an mcp token): never echoed.
+			return nil, errors.New("expected a mapping, got a string")
+		}
 		return nil, fmt.Errorf("expected a mapping, got %s", describe(data))
 	case reflect.Slice, reflect.Array:
 		if from.Kind() == reflect.Slice || from.Kind() == reflect.Array {

@@ -203,6 +203,7 @@ type round struct {
 	conv     *conversation
 	tool     string
 	args     []byte
+	probe    bool         // a fast call's: a question only marks the round asked (no state)
 	reply    *answered    // the retry's claim on its state's nonce
 	claimed  tools.Answer // the user's answer the claimed state carries
 	consumed bool         // ask returned it
@@ -293,6 +294,10 @@ func (r *round) ask(ctx context.Context, message string) (tools.Answer, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.probe {
+		r.asked = &mcp.ElicitParams{}
+		return 0, errInputRequired
+	}
 	if r.reply != nil && !r.consumed {
 		r.consumed = true
 		return r.claimed, nil

@@ -78,6 +78,9 @@ type Config struct {
 	SessionIdleTimeout any `json:"sessionIdleTimeout,omitempty"`
 	// DrainTimeout is how long Shutdown waits for calls in flight.
 	DrainTimeout time.Duration `json:"drainTimeout"`
+	// ReadTimeout bounds reading one HTTP request: its headers, then its
+	// body.
+	ReadTimeout time.Duration `json:"readTimeout"`
 
 	// Name and Version identify the server to clients (default "dshhost").
 	Name    string `json:"-"`
@@ -120,6 +123,7 @@ func defaultConfig() Config {
 		ConversationIdleTimeout: DefaultConversationIdleTimeout,
 		MaxConversations:        DefaultMaxConversations,
 		DrainTimeout:            DefaultDrainTimeout,
+		ReadTimeout:             DefaultReadTimeout,
 	}
 }
 
@@ -146,7 +150,7 @@ func (c *Config) Validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"callTimeout", c.CallTimeout}, {"conversationIdleTimeout", c.ConversationIdleTimeout}, {"drainTimeout", c.DrainTimeout}} {
+	}{{"callTimeout", c.CallTimeout}, {"conversationIdleTimeout", c.ConversationIdleTimeout}, {"drainTimeout", c.DrainTimeout}, {"readTimeout", c.ReadTimeout}} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("mcp: %s must be a positive duration", d.name))
 		}
@@ -186,6 +190,9 @@ func (c *Config) Validate() error {
 		}
 		if (src.File == "") == (src.Env == "") {
 			errs = append(errs, fmt.Errorf("mcp: tokens.%s needs exactly one of file and env (never the token itself)", name))
+		}
+		if len(src.Env) >= 4 && strings.EqualFold(src.Env[:4], "DSH_") {
+			errs = append(errs, fmt.Errorf("mcp: tokens.%s: env %s is in the DSH_ namespace, which holds dshhost's config keys; name a variable without the DSH_ prefix", name, src.Env))
 		}
 	}
 	return errors.Join(errs...)
@@ -245,5 +252,6 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		CallTimeout             string `json:"callTimeout"`
 		ConversationIdleTimeout string `json:"conversationIdleTimeout"`
 		DrainTimeout            string `json:"drainTimeout"`
-	}{keys: keys(c), CallTimeout: c.CallTimeout.String(), ConversationIdleTimeout: c.ConversationIdleTimeout.String(), DrainTimeout: c.DrainTimeout.String()})
+		ReadTimeout             string `json:"readTimeout"`
+	}{keys: keys(c), CallTimeout: c.CallTimeout.String(), ConversationIdleTimeout: c.ConversationIdleTimeout.String(), DrainTimeout: c.DrainTimeout.String(), ReadTimeout: c.ReadTimeout.String()})
 }

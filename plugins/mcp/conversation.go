@@ -114,11 +114,20 @@ func (s *Server) conversationID(req *mcp.CallToolRequest, principal string) (id,
 	if h != "" {
 		return principal + "/c/" + h, "", false, nil
 	}
-	if ss := legacySession(req); ss != nil {
+	if ss := legacySession(req); ss != nil && !modernRequest(meta) {
 		session = s.sessionID(ss)
 		return principal + "/s/" + session, session, false, nil
 	}
 	return principal, "", true, nil
+}
+
+// modernRequest reports whether a request's _meta names a protocol version
+// of 2026-07-28 or later: such a request takes its conversation from its
+// handle or its principal, never from the connection it came on (a stdio
+// process that also served a legacy session, conversations.md §4.1).
+func modernRequest(meta mcp.Meta) bool {
+	v, ok := meta[mcp.MetaKeyProtocolVersion].(string)
+	return ok && v >= modernVersion
 }
 
 // principalOf returns who presented req: the name of its bearer token (set

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,6 +167,8 @@ func TestNamedTokenRules(t *testing.T) {
 		{map[string]any{"a": map[string]any{"file": "f", "env": "X"}}, nil, "mcp: tokens.a needs exactly one of file and env"},
 		{map[string]any{"a": map[string]any{"value": "hunter2"}}, nil, "unknown key"},
 		{map[string]any{"a": map[string]any{"env": "X"}}, map[string]any{"noAuth": true}, "mcp: noAuth and tokens exclude each other"},
+		{map[string]any{"a": map[string]any{"env": "DSH_A_TOKEN"}}, nil, "mcp: tokens.a: env DSH_A_TOKEN is in the DSH_ namespace, which holds dshhost's config keys; name a variable without the DSH_ prefix"},
+		{map[string]any{"a": "hunter2"}, nil, "tokens[a]: expected a mapping, got a string"},
 	} {
 		raw := map[string]any{"tokens": tc.tokens}
 		for k, v := range tc.extra {
@@ -185,9 +188,11 @@ func TestNamedTokenRules(t *testing.T) {
 // empty file.
 func TestTwoPrincipalsWithOneTokenAreRefused(t *testing.T) {
 	dir := t.TempDir()
-	same, empty := filepath.Join(dir, "same"), filepath.Join(dir, "empty")
+	same, empty, fifo, big := filepath.Join(dir, "same"), filepath.Join(dir, "empty"), filepath.Join(dir, "fifo"), filepath.Join(dir, "big")
 	require.NoError(t, os.WriteFile(same, []byte("shared\n"), 0o600))
 	require.NoError(t, os.WriteFile(empty, []byte("\n"), 0o600))
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	require.NoError(t, os.WriteFile(big, make([]byte, 65<<10), 0o600))
 	for _, tc := range []struct {
 		edit func(*mcpserver.Config)
 		want string
@@ -207,6 +212,15 @@ func TestTwoPrincipalsWithOneTokenAreRefused(t *testing.T) {
 		{func(c *mcpserver.Config) {
 			c.Tokens = map[string]mcpserver.TokenSource{"a": {File: empty}}
 		}, `mcp: tokens.a ` + empty + ` is empty`},
+		{func(c *mcpserver.Config) { // never a start that blocks
+			c.Token, c.TokenFile = "", fifo
+		}, `mcp: tokenFile ` + fifo + ` is not a regular file`},
+		{func(c *mcpserver.Config) {
+			c.Tokens = map[string]mcpserver.TokenSource{"a": {File: "/dev/zero"}}
+		}, `mcp: tokens.a /dev/zero is not a regular file`},
+		{func(c *mcpserver.Config) {
+			c.Tokens = map[string]mcpserver.TokenSource{"a": {File: big}}
+		}, `mcp: tokens.a ` + big + ` is larger than 64 KiB`},
 	} {
 		st := stacktest.New(t, stacktest.Options{})
 		cfg := mcpserver.Plugin.DefaultConfig().(mcpserver.Config)

@@ -27,7 +27,6 @@ import (
 //     SDK ends the session (sessioncalls.go).
 type guard struct {
 	next    http.Handler
-	limits  *callLimits   // tracks POSTs for the drain
 	calls   *sessionCalls // a DELETE cancels its session's running calls
 	creds   atomic.Pointer[[]hashedCredential]
 	hosts   []string
@@ -40,8 +39,8 @@ type hashedCredential struct {
 	sum       [sha256.Size]byte
 }
 
-func newGuard(next http.Handler, c *callLimits, calls *sessionCalls, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
-	g := &guard{next: next, limits: c, calls: calls}
+func newGuard(next http.Handler, calls *sessionCalls, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+	g := &guard{next: next, calls: calls}
 	scheme := "http"
 	if tls {
 		scheme = "https"
@@ -83,13 +82,6 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The SDK ends the session only once its handlers have returned:
 		// cancel them first, so DELETE is prompt whatever a call is doing.
 		g.calls.cancel(id)
-	}
-	if r.Method == http.MethodPost {
-		if !g.limits.requests.begin() {
-			http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		defer g.limits.requests.end()
 	}
 	g.next.ServeHTTP(w, r)
 }

@@ -15,11 +15,16 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/semaphore"
 )
 
 // Path is where the streamable HTTP transport is served.
@@ -93,11 +98,34 @@ func credentials(cfg Config) (creds []credential, generated string, err error) {
 	return creds, generated, nil
 }
 
-// readTokenFile returns the trimmed content of a token file.
+// maxTokenFile bounds a token file, in bytes.
+const maxTokenFile = 64 << 10
+
+// readTokenFile returns the trimmed content of a token file: a regular
+// file of at most maxTokenFile bytes, opened without blocking, so that a
+// FIFO or a device put in its place is an error at once, never a start or
+// reload that hangs or reads without end.
 func readTokenFile(key, path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("mcp: %s %s is not a regular file", key, path)
+	case fi.Size() > maxTokenFile:
+		return "", fmt.Errorf("mcp: %s %s is larger than %d KiB", key, path, maxTokenFile>>10)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("mcp: %s: %w", key, err)
+	case len(b) > maxTokenFile:
+		return "", fmt.Errorf("mcp: %s %s is larger than %d KiB", key, path, maxTokenFile>>10)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
@@ -110,9 +138,10 @@ func readTokenFile(key, path string) (string, error) {
 // guard (conversations.md §4.1): both eras on one endpoint, routed by
 // eraRouter to a stateful handler (legacy sessions, ended after
 // ConversationIdleTimeout without requests) or a stateless one (2026-07-28
-// requests and server/discover), bodies bounded by MaxMessageBytes. It
-// writes `listening on http[s]://HOST:PORT/mcp` (and a generated token) to
-// stderr.
+// requests and server/discover), bodies bounded by MaxMessageBytes,
+// connections by connBounds, headers and bodies read within ReadTimeout.
+// It writes `listening on http[s]://HOST:PORT/mcp` (and a generated token)
+// to stderr.
 func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 	creds, generated, err := credentials(cfg)
 	if err != nil {
@@ -137,7 +166,7 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 		s.principal = PrincipalAnonymous
 	}
 	server := func(*http.Request) *mcp.Server { return s.srv }
-	var router http.Handler = &eraRouter{
+	er := &eraRouter{
 		stateful: mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 			SessionTimeout:             cfg.ConversationIdleTimeout,
 			MaxRequestBodyBytes:        cfg.MaxMessageBytes,
@@ -150,8 +179,16 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 			Logger:                     sdkLogger(s.opts.Logger),
 			DisableLocalhostProtection: true,
 		}),
-		maxBody: cfg.MaxMessageBytes,
+		maxBody:     cfg.MaxMessageBytes,
+		readTimeout: cfg.ReadTimeout,
+		bodies:      semaphore.NewWeighted(bodyBudgetFactor * (cfg.MaxMessageBytes + 1)),
+		conns:       newConnBounds(),
+		requests:    &s.limits.requests,
+		inFlight:    map[string]map[string]bool{},
 	}
+	var router http.Handler = er
+	conns := er.conns
+	ln = conns.listener(ln)
 	if !cfg.NoAuth {
 		// The guard checked the token; this hands its principal to the SDK
 		// as the token's identity: a legacy session begun under one
@@ -162,12 +199,12 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 			return &auth.TokenInfo{UserID: p}, nil
 		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(router)
 	}
-	g := newGuard(router, s.limits, &s.calls, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins)
+	g := newGuard(router, &s.calls, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins)
 	g.setCredentials(creds)
 	s.guard = g
 	mux := http.NewServeMux()
 	mux.Handle(Path, g)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadTimeout, ConnState: conns.connState, ConnContext: withConn}
 	scheme := "http"
 	if secure {
 		s.http.TLSConfig = &tls.Config{Certificates: certs, MinVersion: tls.VersionTLS12}
@@ -216,72 +253,217 @@ func (s *Server) ReadTokens(cfg Config) error {
 // context.
 type principalKey struct{}
 
-// eraRouter sends each request to the handler of its era
-// (conversations.md §4.1): to stateless when its MCP-Protocol-Version
-// header is 2026-07-28 or later, or its body carries
-// `_meta["io.modelcontextprotocol/protocolVersion"]`, or its method is
-// server/discover; everything else to stateful (legacy sessions).
+// eraRouter is the HTTP transport after the guard: it reads each POST's
+// body (within readTimeout, holding at most bodyBudgetFactor times
+// maxMessageBytes of bodies at once), checks its request id as the stdio
+// framing does, refuses an id still in flight in the same legacy session,
+// bounds the long-lived streams, counts the calls for the drain (a request
+// that comes during it gets 503 with Retry-After: 1), and sends each
+// request to the handler of its era (conversations.md §4.1): to stateless
+// when its MCP-Protocol-Version header is 2026-07-28 or later, or its body
+// carries `_meta["io.modelcontextprotocol/protocolVersion"]`, or its method
+// is server/discover; everything else to stateful (legacy sessions).
 type eraRouter struct {
 	stateful, stateless http.Handler
 	maxBody             int64
+	readTimeout         time.Duration
+	bodies              *semaphore.Weighted // bytes of bodies held
+	conns               *connBounds
+	streams             streamSlots
+	requests            *tracker // the calls being served, for the drain
+
+	mu       sync.Mutex
+	inFlight map[string]map[string]bool // legacy session id → request ids being served
 }
 
 func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Mcp-Protocol-Version") >= modernVersion {
-		e.stateless.ServeHTTP(w, r)
-		return
-	}
+	modernHeader := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
 	if r.Method != http.MethodPost || r.Body == nil {
-		e.stateful.ServeHTTP(w, r)
+		e.conns.doneReading(r)
+		if r.Method == http.MethodGet {
+			if !e.streams.begin() {
+				unavailable(w, "too many open streams")
+				return
+			}
+			defer e.streams.end()
+		}
+		e.handler(modernHeader).ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+	body, ok := e.readBody(w, r)
+	if !ok {
+		return
+	}
+	defer e.bodies.Release(int64(cap(body)))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	probe := probeBody(body)
+	if why := probe.idProblem(); why != "" {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "invalid request id: "+why)
+		return
+	}
+	modern := modernHeader || probe.modern()
+	if session := r.Header.Get("Mcp-Session-Id"); !modern && session != "" && len(probe.ID) > 0 {
+		if !e.begin(session, string(probe.ID)) {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "duplicate request id: a request with this id is still in flight")
 			return
 		}
-		http.Error(w, "failed to read body", http.StatusBadRequest)
-		return
+		defer e.end(session, string(probe.ID))
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if modernBody(body) {
-		e.stateless.ServeHTTP(w, r)
-		return
+	if probe.Method == "subscriptions/listen" {
+		if !e.streams.begin() {
+			unavailable(w, "too many open streams")
+			return
+		}
+		defer e.streams.end()
+	} else {
+		if !e.requests.begin() {
+			unavailable(w, "the server is shutting down")
+			return
+		}
+		defer e.requests.end()
 	}
-	e.stateful.ServeHTTP(w, r)
+	e.handler(modern).ServeHTTP(w, r)
 }
 
-// modernBody reports whether a JSON-RPC request body belongs to the
-// stateless era: method server/discover, or a per-request protocol
-// version in params._meta. A body that mentions neither is not decoded.
-func modernBody(body []byte) bool {
-	if !bytes.Contains(body, []byte("discover")) && !bytes.Contains(body, []byte("protocolVersion")) {
-		return false
+func (e *eraRouter) handler(modern bool) http.Handler {
+	if modern {
+		return e.stateless
 	}
-	var probe struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &probe) != nil {
-		return false
-	}
-	_, ok := probe.Params.Meta[mcp.MetaKeyProtocolVersion]
-	return ok || probe.Method == "server/discover"
+	return e.stateful
 }
 
-// stopHTTP stops accepting HTTP connections; ongoing requests go on until
-// closeHTTP.
-func (s *Server) stopHTTP() {
-	if s.http == nil {
-		return
+// readBody reads r's body within the read timeout and the body budget; on
+// a failure it answers the request itself and reports false. The returned
+// slice's capacity is what it holds of the budget.
+func (e *eraRouter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.readTimeout))
+	defer e.conns.doneReading(r)
+	size := e.maxBody
+	if r.ContentLength >= 0 && r.ContentLength < size {
+		size = r.ContentLength
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // Shutdown closes the listeners, then returns at once
-	_ = s.http.Shutdown(ctx)
+	if r.ContentLength > e.maxBody {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", e.maxBody), http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), e.readTimeout)
+	defer cancel()
+	if e.bodies.Acquire(ctx, size+1) != nil {
+		unavailable(w, "too many request bodies are being read")
+		return nil, false
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+1))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, e.maxBody))
+	body := buf.Bytes()
+	if int64(cap(body)) != size+1 { // grown past the estimate: take the rest of the budget too
+		if e.bodies.Acquire(ctx, int64(cap(body))-(size+1)) != nil {
+			e.bodies.Release(size + 1)
+			unavailable(w, "too many request bodies are being read")
+			return nil, false
+		}
+	}
+	if err != nil {
+		// The connection ends with this answer: the rest of the body is
+		// never read (its deadline stays past).
+		e.bodies.Release(int64(cap(body)))
+		w.Header().Set("Connection", "close")
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			http.Error(w, fmt.Sprintf("request body not received within %s", e.readTimeout), http.StatusRequestTimeout)
+		default:
+			http.Error(w, "failed to read the request body", http.StatusBadRequest)
+		}
+		return nil, false
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, true
+}
+
+// begin records request id as being served in legacy session; false when
+// it already is.
+func (e *eraRouter) begin(session, id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := e.inFlight[session]
+	if ids == nil {
+		ids = map[string]bool{}
+		e.inFlight[session] = ids
+	}
+	if ids[id] {
+		return false
+	}
+	ids[id] = true
+	return true
+}
+
+func (e *eraRouter) end(session, id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.inFlight[session], id)
+	if len(e.inFlight[session]) == 0 {
+		delete(e.inFlight, session)
+	}
+}
+
+// bodyProbe is what the router reads of a JSON-RPC message body.
+type bodyProbe struct {
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	} `json:"params"`
+	ok bool // the body is one JSON object of this shape
+}
+
+// probeBody reads body's method, id and per-request protocol version; a
+// body that is no such object (a batch, bad JSON) is left to the SDK to
+// answer.
+func probeBody(body []byte) bodyProbe {
+	var p bodyProbe
+	p.ok = json.Unmarshal(body, &p) == nil
+	return p
+}
+
+// idProblem is checkID's reason for the probed request's id, or "".
+func (p bodyProbe) idProblem() string {
+	if !p.ok || p.ID == nil {
+		return ""
+	}
+	return checkID(p.ID)
+}
+
+// modern reports whether the body belongs to the stateless era: method
+// server/discover, or a per-request protocol version in params._meta.
+func (p bodyProbe) modern() bool {
+	_, meta := p.Params.Meta[mcp.MetaKeyProtocolVersion]
+	return p.ok && (meta || p.Method == "server/discover")
+}
+
+// writeRPCError answers with HTTP status and a JSON-RPC error of id null.
+func writeRPCError(w http.ResponseWriter, status int, code int64, message string) {
+	msg, _ := json.Marshal(message)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":`+strconv.FormatInt(code, 10)+`,"message":`+string(msg)+"}}\n")
+}
+
+// unavailable answers 503 with Retry-After: 1.
+func unavailable(w http.ResponseWriter, why string) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "Service Unavailable: "+why, http.StatusServiceUnavailable)
+}
+
+// stopKeepAlives ends each HTTP connection after its current request:
+// during the drain new requests still get an answer (503), and once it is
+// over closeHTTP closes the listener and the connections.
+func (s *Server) stopKeepAlives() {
+	if s.http != nil {
+		s.http.SetKeepAlivesEnabled(false)
+	}
 }
 
 func (s *Server) closeHTTP() {

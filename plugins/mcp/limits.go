@@ -25,8 +25,6 @@ type callLimits struct {
 	stop   context.Context // cancelled when draining gives up: every call's context ends
 	cancel context.CancelFunc
 
-	deadlines deadlines // each call's call timeout
-
 	running  tracker // calls admitted and not yet answered
 	requests tracker // HTTP POSTs being served (their answers are written before they end)
 }
@@ -84,11 +82,7 @@ const abortGrace = time.Second
 // never ran); the answer may come before that, from another goroutine.
 // The call counts as running until it is answered; body keeps its slot
 // until it returns, and no longer: answer may block on a client that does
-// not read, and the calls queued for a slot must not wait for it (they
-// would time out where the SDK's path, whose answer only hands the result
-// over, runs them). A stdio direct call answers from here without a
-// goroutine of its own (a thread hand-off per call, ~13% of a warm list's
-// CPU); Server.execute runs it on a goroutine and waits for the answer.
+// not read, and the calls queued for a slot must not wait for it.
 func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context) tools.Result, answer func(tools.Result)) {
 	c.running.add() // the transports stop accepting; a call they accepted runs
 	var once sync.Once
@@ -99,10 +93,8 @@ func (c *callLimits) runThen(ctx context.Context, body func(ctx context.Context)
 		})
 	}
 	l := c.limit.Load()
-	ctx, cancelCause := context.WithCancelCause(ctx)
-	cancel := func() { cancelCause(nil) }
+	ctx, cancel := context.WithTimeoutCause(ctx, l.timeout, errCallTimeout)
 	defer cancel()
-	defer c.deadlines.add(time.Now().Add(l.timeout), cancelCause)()
 	defer context.AfterFunc(c.stop, cancel)()
 
 	select {

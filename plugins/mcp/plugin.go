@@ -152,24 +152,22 @@ func (s *Server) serveStdio(cfg Config) error {
 }
 
 // connectStdio connects a StdioTransport over in and out, with the
-// server's direct calls when direct is set (direct.go).
-func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, direct bool) (*StdioTransport, *mcp.ServerSession, error) {
+// server's fast calls when fast is set (fast.go).
+func (s *Server) connectStdio(in io.Reader, out io.Writer, maxMessageBytes int, fast bool) (*StdioTransport, *mcp.ServerSession, error) {
 	t := &StdioTransport{Reader: in, Writer: out, MaxMessageBytes: maxMessageBytes, requests: &s.limits.requests}
-	var d *directCalls
-	if direct {
-		d = newDirectCalls(s)
-		t.direct = d
+	if fast {
+		t.fast = newFastCalls(s)
 	}
 	ss, err := s.srv.Connect(context.Background(), t, nil)
-	if d != nil {
+	if t.fast != nil {
 		if err != nil {
-			d.cancel()
+			t.fast.cancel()
 			return nil, nil, err
 		}
-		d.session.Store(ss)
+		t.fast.connected(ss)
 		go func() {
 			<-t.conn.closed
-			d.cancel()
+			t.fast.cancel()
 		}()
 	}
 	return t, ss, err
@@ -235,7 +233,7 @@ const sessionCloseWait = 2 * time.Second
 // the first result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutOnce.Do(func() {
-		s.stopHTTP()
+		s.stopKeepAlives()
 		s.approvals.shutdown() // a question to the user never holds the drain
 		timeout := time.Duration(s.drainTimeout.Load())
 		if timeout <= 0 {

@@ -231,7 +231,7 @@ func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequ
 	go s.executeThen(ctx, name, req, func(r tools.Result, a *mcp.CallToolResult, e error) {
 		res, ask, err = r, a, e
 		close(answered)
-	})
+	}, false)
 	<-answered
 	return res, ask, err
 }
@@ -241,8 +241,11 @@ func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequ
 // front end's readiness, the caller's conversation (conversations.md §1)
 // and its approval channel (§3), under the call limits
 // (callLimits.runThen). It returns once the tool returned; the answer may
-// come earlier, at the call timeout.
-func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult, error)) {
+// come earlier, at the call timeout. A fast call (fast.go) asks no
+// multi round-trip question: the tool's question is answered as a non-nil
+// ask with no request state issued, and the fast path hands the request to
+// the SDK.
+func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult, error), fast bool) {
 	if ask := s.roots(ctx, req); ask != nil {
 		answer(tools.Result{}, ask, nil)
 		return
@@ -274,7 +277,7 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 	var r *round
 	if !byPrincipal { // a principal's own conversation never asks (§3)
 		var replay *tools.Result
-		if c.Ask, r, replay, err = s.askFunc(ctx, req, conv, name); err != nil || replay != nil {
+		if c.Ask, r, replay, err = s.askFunc(ctx, req, conv, name, fast); err != nil || replay != nil {
 			if replay != nil {
 				answer(*replay, nil, nil)
 			} else {
@@ -303,13 +306,17 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 // carries one, is checked first: replay is the stored result of an
 // accepted state used again, err the JSON-RPC error of one that can never
 // be answered.
-func (s *Server) askFunc(ctx context.Context, req *mcp.CallToolRequest, conv *conversation, name string) (ask tools.AskFunc, r *round, replay *tools.Result, err error) {
+func (s *Server) askFunc(ctx context.Context, req *mcp.CallToolRequest, conv *conversation, name string, fast bool) (ask tools.AskFunc, r *round, replay *tools.Result, err error) {
 	caps := req.ClientCapabilities()
 	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
 		return nil, nil, nil, nil
 	}
 	if ss := legacySession(req); ss != nil {
 		return s.approvals.elicit(ss), nil, nil, nil
+	}
+	if fast {
+		r = &round{probe: true}
+		return r.ask, r, nil, nil
 	}
 	r, replay, err = s.approvals.newRound(ctx, s.conversations, conv, name, req.Params)
 	if r == nil {

@@ -15,14 +15,26 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxMessageBytes is the largest JSON-RPC message a StdioTransport
-// reads, 64 MiB: a write of a file of several MB fits many times over.
-const DefaultMaxMessageBytes = 64 << 20
+// The bounds of a stdio connection (docs/mcp.md "Limits and timeouts").
+const (
+	// DefaultMaxMessageBytes is the largest JSON-RPC message a
+	// StdioTransport reads, 64 MiB: a write of a file of several MB fits
+	// many times over.
+	DefaultMaxMessageBytes = 64 << 20
+	// maxUnanswered is how many requests a stdio client may have read and
+	// unanswered: past it the connection reads no further input until an
+	// answer was written, so a client that never reads its output cannot
+	// make the server hold ever more results.
+	maxUnanswered = 256
+	// maxUnsentBytes bounds the bytes of answers waiting to be written the
+	// same way.
+	maxUnsentBytes = 16 << 20
+)
 
 // StdioTransport is an mcp.Transport over a byte stream with newline-delimited
-// JSON-RPC, one message per line, that survives bad input: where the SDK's
-// IOTransport ends the session on the first line it cannot decode, this one
-// answers it and reads on.
+// JSON-RPC, one message per line, that survives bad input and bounds what
+// a client can make it hold: where the SDK's IOTransport ends the session on
+// the first line it cannot decode, this one answers it and reads on.
 //
 //   - A line that is not JSON gets a -32700 "parse error" reply with id null;
 //     one that is JSON but not a JSON-RPC message (`42`, `[]`, `{}`, a batch)
@@ -30,22 +42,28 @@ const DefaultMaxMessageBytes = 64 << 20
 //     refused: MCP 2025-06-18 removed them.
 //   - A line longer than MaxMessageBytes is discarded up to its newline and
 //     answered with -32600; memory stays bounded by MaxMessageBytes.
+//   - A request id that is neither a string nor an integer of magnitude at
+//     most 2^53−1 (the integers every JSON peer reads exactly) gets -32600
+//     `invalid request id: <reason>` with id null; a request whose id is
+//     that of one still unanswered gets -32600 `duplicate request id: a
+//     request with this id is still in flight`, id null.
+//   - While maxUnanswered requests are unanswered, or maxUnsentBytes of
+//     answers wait to be written, no further input is read.
 //   - A response whose result the SDK has already encoded is written as it
-//     is, not encoded a second time inside the JSON-RPC envelope (that pass
-//     re-compacted every byte of a read's text).
+//     is, not encoded a second time inside the JSON-RPC envelope.
 //
 // Reader is never closed (stdin cannot be unblocked portably; the reading
 // goroutine ends with the stream), Writer is not closed either; Close only
-// ends the connection. Contract-wise it is the framing of issue 12.
+// ends the connection.
 type StdioTransport struct {
 	Reader io.Reader
 	Writer io.Writer
 	// MaxMessageBytes bounds one message; 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int
 
-	requests *tracker     // the server's, when the plugin serves it: counts unanswered requests for the drain
-	direct   *directCalls // the server's, when the plugin serves it: tools/call without the SDK (direct.go)
-	conn     *stdioConn   // set by Connect
+	requests *tracker   // the server's, when the plugin serves it: counts unanswered requests for the drain
+	fast     *fastCalls // the server's, when the plugin serves it: tools/call on the fast path (fast.go)
+	conn     *stdioConn // set by Connect
 }
 
 // Connect starts reading and returns the connection. It is called once per
@@ -56,8 +74,11 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		limit = DefaultMaxMessageBytes
 	}
 	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{}),
-		ended: make(chan struct{}), requests: t.requests, direct: t.direct, pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+		ended: make(chan struct{}), requests: t.requests, fast: t.fast, pending: map[jsonrpc.ID]bool{}, room: make(chan struct{}, 1)}
 	t.conn = c
+	if t.fast != nil {
+		t.fast.conn = c
+	}
 	go c.readLoop(bufio.NewReaderSize(t.Reader, 64<<10), limit)
 	return c, nil
 }
@@ -86,54 +107,46 @@ type stdioConn struct {
 
 	initialized bool // an initialize request was read (readLoop's own)
 
-	direct   *directCalls        // optional: takes the requests it serves itself (direct.go)
-	requests *tracker            // optional: counts the unanswered requests for the drain
-	pmu      sync.Mutex          // guards pending
-	pending  map[jsonrpc.ID]bool // unanswered requests → counted in requests
-	answered chan struct{}       // signalled when pending shrinks
+	fast     *fastCalls // optional: takes the calls it serves itself (fast.go)
+	requests *tracker   // optional: counts the unanswered requests for the drain
+
+	mu      sync.Mutex          // guards pending, writing and unsent
+	pending map[jsonrpc.ID]bool // unanswered requests → counted in requests
+	writing int                 // answers taken off pending and not yet written
+	unsent  int                 // bytes of answers being written or waiting to be
+	room    chan struct{}       // signalled when pending, writing or unsent shrink
 }
 
 // readLoop reads lines until the stream ends or the connection closes,
-// delivering messages and answering the lines that are not. A direct call
-// may run on this goroutine and hand the reading to another readLoop
-// (directCalls.runInline); ended is closed by the last one.
+// delivering messages and answering the lines that are not.
 func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
-	if c.readLines(r, limit) {
-		close(c.ended)
-	}
-}
-
-// readLines is readLoop's loop; it reports false when it handed the
-// reading over instead of reaching the end.
-func (c *stdioConn) readLines(r *bufio.Reader, limit int) (ended bool) {
+	defer close(c.ended)
 	for {
+		if !c.waitRoom() {
+			return
+		}
 		line, tooLong, err := readLine(r, limit)
 		switch {
 		case tooLong:
 			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
 		case len(bytes.TrimSpace(line)) > 0:
-			if msg, code, why := decodeLine(line); msg != nil {
-				if c.reinitialize(msg) {
-					continue
-				}
-				fresh := c.track(msg)
-				if c.direct != nil {
-					if job, taken := c.direct.take(c, msg, fresh); job != nil {
-						if r.Buffered() > 0 { // more input waits: run in parallel
-							c.direct.dispatch(job)
-						} else if !c.direct.runInline(job, func() { go c.readLoop(r, limit) }) {
-							return false
-						}
-						continue
-					} else if taken {
-						continue
-					}
-				}
-				if !c.deliver(stdioRead{msg: msg}) {
-					return true
-				}
-			} else {
+			msg, code, why := decodeLine(line)
+			if msg == nil {
 				c.reject(code, why)
+				break
+			}
+			if c.reinitialize(msg) {
+				break
+			}
+			if !c.track(msg) {
+				c.reject(jsonrpc.CodeInvalidRequest, "duplicate request id: a request with this id is still in flight")
+				break
+			}
+			if c.fast != nil && c.fast.take(msg) {
+				break
+			}
+			if !c.deliver(stdioRead{msg: msg}) {
+				return
 			}
 		}
 		if err != nil {
@@ -141,8 +154,34 @@ func (c *stdioConn) readLines(r *bufio.Reader, limit int) (ended bool) {
 				err = io.EOF // a clean end of the client's stream
 			}
 			c.deliver(stdioRead{err: err})
+			return
+		}
+	}
+}
+
+// waitRoom waits while the client has too many requests unanswered or
+// answers unsent; false when the connection closed meanwhile.
+func (c *stdioConn) waitRoom() bool {
+	for {
+		c.mu.Lock()
+		full := len(c.pending)+c.writing >= maxUnanswered || c.unsent >= maxUnsentBytes
+		c.mu.Unlock()
+		if !full {
 			return true
 		}
+		select {
+		case <-c.room:
+		case <-c.closed:
+			return false
+		}
+	}
+}
+
+// signalRoom wakes a reader waiting for room; c.mu is held.
+func (c *stdioConn) signalRoom() {
+	select {
+	case c.room <- struct{}{}:
+	default:
 	}
 }
 
@@ -184,26 +223,20 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	}
 }
 
-// decodeLine decodes one line as a JSON-RPC message, or returns the
-// error code and message of its reply:
+// decodeLine decodes one line as a JSON-RPC message, or returns the error
+// code and message of its reply:
 //   - -32700 when the line is not one JSON value (bad JSON, or a value
 //     followed by anything: `{..}{..}`, `{..} x`, `{..}\r{..}`);
 //   - -32600 when it is JSON but no message: not an object (`42`, `[]`, a
-//     batch), nested deeper than the decoders allow, an id that is neither
-//     a string nor an integer (`1.5`, `null`, `{}`), or a shape the SDK
-//     refuses.
+//     batch), nested deeper than the decoders allow, an id that is no id
+//     (checkID), or a shape the SDK refuses.
 //
-// An ordinary request is decoded in one pass (decodeRequest, decode.go);
-// any other line is scanned twice: once by the standard decoder (one
-// value, and its raw id), once by the SDK's.
+// The one pass that reads the raw id also decodes an ordinary request
+// (plainRequest); any other line is decoded again by the SDK's decoder,
+// which allocates 64 KB a message (65 µs, a tenth of a warm read).
 func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	trimmed := bytes.TrimSpace(line)
-	if req, ok := decodeRequest(trimmed); ok {
-		return req, 0, ""
-	}
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
+	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &probe); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		switch {
@@ -214,8 +247,13 @@ func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 		}
 		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
 	}
-	if probe.ID != nil && !validID(probe.ID) {
-		return nil, jsonrpc.CodeInvalidRequest, "invalid request: an id must be a string or an integer"
+	if id, ok := probe["id"]; ok {
+		if why := checkID(id); why != "" {
+			return nil, jsonrpc.CodeInvalidRequest, "invalid request id: " + why
+		}
+	}
+	if req, ok := plainRequest(probe, trimmed); ok {
+		return req, 0, ""
 	}
 	msg, err := jsonrpc.DecodeMessage(trimmed)
 	if err != nil {
@@ -224,22 +262,90 @@ func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 	return msg, 0, ""
 }
 
-// validID reports whether a raw id is a JSON string or integer.
-func validID(raw json.RawMessage) bool {
+// plainRequest returns the request the fields of line are, exactly as
+// jsonrpc.DecodeMessage returns it, when they have the ordinary shape:
+// only jsonrpc "2.0", an id (a string or an integer, checked already), a
+// method of printable ASCII without escapes and params that are not null,
+// and at most 1,000 brackets (the SDK's decoder bounds nesting).
+// stdio_internal_test.go holds the two equal.
+func plainRequest(fields map[string]json.RawMessage, line []byte) (*jsonrpc.Request, bool) {
+	for key := range fields {
+		switch key {
+		case "jsonrpc", "id", "method", "params":
+		default:
+			return nil, false
+		}
+	}
+	method, ok := plainString(fields["method"])
+	if !ok || method == "" || string(fields["jsonrpc"]) != `"2.0"` || string(fields["params"]) == "null" ||
+		bytes.Count(line, []byte{'{'})+bytes.Count(line, []byte{'['}) > 1000 {
+		return nil, false
+	}
+	var id jsonrpc.ID
+	if raw, present := fields["id"]; present {
+		var v any
+		if s, isString := plainString(raw); isString {
+			v = s
+		} else if raw[0] == '"' {
+			return nil, false // a string with escapes: the SDK's reading
+		} else {
+			f, err := strconv.ParseFloat(string(raw), 64)
+			if err != nil {
+				return nil, false
+			}
+			v = f // the SDK reads a number into an any: a float64
+		}
+		var err error
+		if id, err = jsonrpc.MakeID(v); err != nil {
+			return nil, false
+		}
+	}
+	return &jsonrpc.Request{ID: id, Method: method, Params: fields["params"]}, true
+}
+
+// plainString returns the value of a JSON string of printable ASCII without
+// escapes, the strings every decoder reads alike.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	s := raw[1 : len(raw)-1]
+	for _, b := range s {
+		if b < 0x20 || b == '"' || b == '\\' || b >= 0x7f {
+			return "", false
+		}
+	}
+	return string(s), true
+}
+
+// maxExactID is the largest magnitude of an integer id: 2^53−1, the
+// integers a JSON number read as a double keeps exactly.
+const maxExactID = 1<<53 - 1
+
+// checkID returns why a raw JSON-RPC id cannot be echoed back exactly, or
+// "" for a string or an integer of magnitude at most 2^53−1.
+func checkID(raw json.RawMessage) string {
 	switch {
 	case len(raw) == 0:
-		return false
+		return "it is empty"
 	case raw[0] == '"':
-		return true
+		return ""
 	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		return !bytes.ContainsAny(raw, ".eE")
+		if bytes.ContainsAny(raw, ".eE") {
+			return string(raw) + " is not an integer"
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n > maxExactID || n < -maxExactID {
+			return string(raw) + " is beyond ±9007199254740991 (2^53−1), the integers every JSON peer reads exactly"
+		}
+		return ""
 	}
-	return false
+	return "an id must be a string or an integer, not " + string(raw)
 }
 
 // reject writes an error reply with id null (JSON-RPC 2.0 §5 for a request
-// whose id cannot be known). A failure to write ends nothing here: the next
-// Write reports it.
+// whose id cannot be known, or cannot be answered without confusing the
+// client). A failure to write ends nothing here: the next Write reports it.
 func (c *stdioConn) reject(code int64, message string) {
 	msg, _ := json.Marshal(message)
 	frame := `{"jsonrpc":"2.0","id":null,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":` + string(msg) + "}}\n"
@@ -272,14 +378,14 @@ func (c *stdioConn) reinitialize(msg jsonrpc.Message) bool {
 }
 
 // track records a request that needs an answer; it reports false when
-// msg is one whose id is unanswered already (the SDK drops it).
+// msg is one whose id is unanswered already.
 func (c *stdioConn) track(msg jsonrpc.Message) (fresh bool) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
 		return true
 	}
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, dup := c.pending[req.ID]; dup {
 		return false
 	}
@@ -287,34 +393,39 @@ func (c *stdioConn) track(msg jsonrpc.Message) (fresh bool) {
 	return true
 }
 
-// answer forgets the request msg answers, if any.
-func (c *stdioConn) answer(msg jsonrpc.Message) {
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.answerID(resp.ID)
+// answering frees the id of the request an answer is about to be
+// written for: the client may send it again as soon as it reads the
+// answer. The request stays unanswered (for the end of the input and the
+// drain) until answered runs.
+func (c *stdioConn) answering(id jsonrpc.ID) (counted, found bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	counted, found = c.pending[id]
+	if found {
+		delete(c.pending, id)
+		c.writing++
 	}
+	return counted, found
 }
 
-// answerID forgets the request id once it is answered.
-func (c *stdioConn) answerID(id jsonrpc.ID) {
-	c.pmu.Lock()
-	counted, found := c.pending[id]
-	delete(c.pending, id)
-	c.pmu.Unlock()
+// answered ends a request whose answer was written (or failed to be).
+func (c *stdioConn) answered(counted, found bool) {
+	if !found {
+		return
+	}
+	c.mu.Lock()
+	c.writing--
+	c.signalRoom()
+	c.mu.Unlock()
 	if counted {
 		c.requests.end()
-	}
-	if found {
-		select {
-		case c.answered <- struct{}{}:
-		default:
-		}
 	}
 }
 
 func (c *stdioConn) unanswered() int {
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	return len(c.pending)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) + c.writing
 }
 
 // Read returns the next message, io.EOF at the end of the stream (once
@@ -325,7 +436,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case r := <-c.incoming:
 		for r.err != nil && c.unanswered() > 0 {
 			select {
-			case <-c.answered:
+			case <-c.room: // the reader has ended: no one else waits on it
 			case <-c.closed:
 				return nil, io.EOF
 			case <-ctx.Done():
@@ -350,19 +461,38 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	err = c.writeLocked(frame)
-	c.answer(msg) // a closed connection has forgotten its requests already
-	return err
+	var id jsonrpc.ID
+	resp, isResponse := msg.(*jsonrpc.Response)
+	if isResponse {
+		id = resp.ID
+	}
+	return c.writeFrame(frame, id, isResponse)
 }
 
 // writeAnswer writes frame, the whole line of the answer to request id.
 func (c *stdioConn) writeAnswer(frame []byte, id jsonrpc.ID) error {
+	return c.writeFrame(frame, id, true)
+}
+
+// writeFrame writes one line, counted as unsent until it is written; an
+// answer forgets its request once written (a closed connection has
+// forgotten its requests already).
+func (c *stdioConn) writeFrame(frame []byte, id jsonrpc.ID, answers bool) error {
+	var counted, found bool
+	if answers {
+		counted, found = c.answering(id)
+	}
+	c.mu.Lock()
+	c.unsent += len(frame)
+	c.mu.Unlock()
 	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	err := c.writeLocked(frame)
-	c.answerID(id)
+	c.writeMu.Unlock()
+	c.mu.Lock()
+	c.unsent -= len(frame)
+	c.signalRoom()
+	c.mu.Unlock()
+	c.answered(counted, found)
 	return err
 }
 
@@ -404,14 +534,15 @@ func encodeFrame(msg jsonrpc.Message) ([]byte, error) {
 func (c *stdioConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
-		c.pmu.Lock()
-		defer c.pmu.Unlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for id, counted := range c.pending {
 			if counted {
 				c.requests.end()
 			}
 			delete(c.pending, id)
 		}
+		c.signalRoom()
 	})
 	return nil
 }

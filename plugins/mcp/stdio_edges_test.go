@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,4 +67,24 @@ func TestStdioLineEndingsCountAlike(t *testing.T) {
 	rs.send(t, ping+strings.Repeat("x", limit-len(ping)-3)+`"}}}`+"\r\n")
 	code, _ := errorOf(t, rs.next(t))
 	assert.Equal(t, float64(-32600), code)
+}
+
+// TestAModernRequestOnALegacyStdioSessionIsNotThatSession: a 2026-07-28
+// request on a stdio process that began a legacy session takes its
+// conversation from its handle or its principal, never from the process
+// (conversations.md §4.1): the session's read does not let it edit.
+func TestAModernRequestOnALegacyStdioSessionIsNotThatSession(t *testing.T) {
+	s := newStack(t)
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "m.txt"), []byte("one\n"), 0o644))
+	rs := newRawSession(t, s, 0)
+	rs.initialize(t)
+	rs.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"m.txt"}}}`+"\n")
+	require.NotNil(t, rs.next(t)["result"])
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	rs.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{`+meta+`,"name":"edit","arguments":{"file_path":"m.txt","old_string":"one","new_string":"two"}}}`+"\n")
+	res := rs.next(t)["result"].(map[string]any)
+	assert.Equal(t, true, res["isError"], "%v", res)
+	rs.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"edit","arguments":{"file_path":"m.txt","old_string":"one","new_string":"two"}}}`+"\n")
+	res = rs.next(t)["result"].(map[string]any)
+	assert.Nil(t, res["isError"], "the session's own edit is allowed: %v", res)
 }

@@ -51,3 +51,67 @@ func TestReadLine(t *testing.T) {
 	assert.Equal(t, "last", string(line), "a final line without a newline")
 	assert.ErrorContains(t, err, "EOF")
 }
+
+// decodeCorpus is a set of lines, plain and not, for the decoder parity.
+var decodeCorpus = []string{
+	`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`,
+	`{"jsonrpc":"2.0","id":"abc","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping","params":{}}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"method":"ping","id":3,"jsonrpc":"2.0"}`,
+	`{"jsonrpc":"2.0","id":3,"method":"ping","params":null}`,
+	`{"jsonrpc":"2.0","id":"a\u00e9","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":4,"method":"p\u0069ng"}`,
+	`{"jsonrpc":"1.0","id":4,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":4,"method":""}`,
+	`{"jsonrpc":"2.0","id":4,"method":"ping","extra":1}`,
+	`{"jsonrpc":"2.0","id":4,"result":{}}`,
+	`{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"x"}}`,
+	`{"jsonrpc":"2.0","id":4,"method":"ping","params":[1,2]}`,
+	`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"a":[[[[[]]]]]}}`,
+	`{"jsonrpc":"2.0","id":4,"method":"ping","params":"x"}`,
+	`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x"}}`,
+	`{"jsonrpc":"2.0","id":4,"method":5}`,
+	`{"jsonrpc":"2.0","id":4}`,
+	`{"jsonrpc":"2.0","ID":4,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":4,"method":"ping","method":"x"}`,
+}
+
+// TestPlainRequestsDecodeAsTheSDKDecodes: for every line the SDK's decoder
+// reads, decodeLine returns the same message, or the same refusal.
+func TestPlainRequestsDecodeAsTheSDKDecodes(t *testing.T) {
+	for _, line := range decodeCorpus {
+		assertDecodesAsTheSDK(t, []byte(line))
+	}
+}
+
+func assertDecodesAsTheSDK(t *testing.T, line []byte) {
+	t.Helper()
+	got, code, _ := decodeLine(line)
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &probe) != nil || (probe.ID != nil && checkID(probe.ID) != "") {
+		return // refused before any decoder: the framing's own answers
+	}
+	want, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		assert.Nil(t, got, "%s: the SDK refuses it", line)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), code, "%s", line)
+		return
+	}
+	assert.Equal(t, want, got, "%s", line)
+}
+
+// FuzzDecodeLine holds decodeLine equal to the SDK's decoder on any line.
+func FuzzDecodeLine(f *testing.F) {
+	for _, line := range decodeCorpus {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n") {
+			return
+		}
+		assertDecodesAsTheSDK(t, []byte(line))
+	})
+}

@@ -21,6 +21,7 @@ type rawSession struct {
 	in   *io.PipeWriter
 	out  *bufio.Reader
 	done chan error
+	last []byte // the line next read last
 }
 
 func newRawSession(t *testing.T, s *stack, maxBytes int) *rawSession {
@@ -57,6 +58,7 @@ func (rs *rawSession) next(t *testing.T) map[string]any {
 	select {
 	case r := <-got:
 		require.NoError(t, r.err)
+		rs.last = r.line
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(r.line, &m), "%s", r.line)
 		return m
