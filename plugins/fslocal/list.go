@@ -61,8 +61,9 @@ func (p *Provider) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntr
 // the provider's one open (openFD) and reads its names with the types the
 // directory read reports, in directory order (readTypedFD). It returns the
 // directory's descriptor, for its children's lookups (the caller closes
-// it), and the names. Errors, for the directory only: FS_ABORTED, FS_NOT_DIRECTORY
-// when t exists and is not a directory, else listError's.
+// it), and the names. Errors, for the directory only: FS_ABORTED (on entry
+// and after the read), FS_NOT_DIRECTORY when t exists and is not a
+// directory, else listError's.
 func (p *Provider) openListing(ctx context.Context, t fsapi.Target) (int, []typedName, error) {
 	if err := ctx.Err(); err != nil {
 		return -1, nil, fsapi.ErrAborted("list", err)
@@ -80,16 +81,13 @@ func (p *Provider) openListing(ctx context.Context, t fsapi.Target) (int, []type
 		return -1, nil, listError(t.DisplayPath, err)
 	}
 	dirents, err := readTypedFD(fd)
-	if err == nil {
-		err = ctx.Err()
-		if err != nil {
-			unix.Close(fd)
-			return -1, nil, fsapi.ErrAborted("list", err)
-		}
-	}
 	if err != nil {
 		unix.Close(fd)
 		return -1, nil, listError(t.DisplayPath, err)
+	}
+	if err := ctx.Err(); err != nil {
+		unix.Close(fd)
+		return -1, nil, fsapi.ErrAborted("list", err)
 	}
 	return fd, dirents, nil
 }

@@ -77,10 +77,11 @@ func (s windowSpec) firstLine() int {
 // takes no more text (Tripped; the caller stops reading, [D26]). Memory is
 // bounded: of any line it keeps at most MaxLineLength+1 UTF-16 code units
 // (at most three bytes per unit), and lines it will not collect are only
-// counted, so a 300 MB line without a newline costs a few kilobytes. Bytes that are not valid
-// UTF-8 (which a provider never streams) are read as one U+FFFD each, so the
-// collected text is always valid UTF-8. A lineScanner is not safe for
-// concurrent use; its zero value is not usable (use newLineScanner).
+// counted, so a 300 MB line without a newline costs a few kilobytes. Bytes
+// that are not valid UTF-8 (which a provider never streams) are read as
+// one U+FFFD each, so the collected text is always valid UTF-8. A
+// lineScanner is not safe for concurrent use; its zero value is not usable
+// (use newLineScanner).
 type lineScanner struct {
 	spec  windowSpec
 	first int // spec.Offset as a line number
