@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/dsh-go/dsh/events/wire"
 )
 
 // listTools prints the tools' schemas as a JSON array: name, description,
@@ -64,11 +66,19 @@ func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
 		State    string   `json:"state"`
 		Provides []string `json:"provides"`
 		Injects  []string `json:"injects"`
-		Error    string   `json:"error,omitempty"`
+		// Process and Dropped are a wire carrier entry's (exec): its
+		// process state and the notifications its queue dropped.
+		Process string  `json:"process,omitempty"`
+		Dropped *uint64 `json:"dropped,omitempty"`
+		Error   string  `json:"error,omitempty"`
 	}
 	var out []pluginJSON
+	carriers := wire.States(rt.host)
 	for _, x := range rt.host.Snapshot() {
 		p := pluginJSON{ID: x.ID, Name: x.Plugin, State: x.State.String(), Provides: nonNil(x.Provides), Injects: nonNil(x.Injects)}
+		if st, ok := carriers[x.ID]; ok {
+			p.Process, p.Dropped = st.Process, &st.Dropped
+		}
 		if x.Err != nil {
 			p.Error = x.Err.Error()
 		}
@@ -78,10 +88,24 @@ func listPlugins(ctx context.Context, env Env, c *common, _ []string) int {
 	if c.json {
 		code = printJSON(env, nonNilList(out))
 	} else {
+		// The PROCESS and DROPPED columns appear when the deployment has
+		// carrier entries (exec).
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tERROR")
+		if len(carriers) == 0 {
+			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tERROR")
+		} else {
+			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPROVIDES\tINJECTS\tPROCESS\tDROPPED\tERROR")
+		}
 		for _, p := range out {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.Name, p.State, dash(p.Provides), dash(p.Injects), p.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", p.ID, p.Name, p.State, dash(p.Provides), dash(p.Injects))
+			if len(carriers) > 0 {
+				process, dropped := "-", "-"
+				if p.Dropped != nil {
+					process, dropped = p.Process, fmt.Sprint(*p.Dropped)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t", process, dropped)
+			}
+			fmt.Fprintf(tw, "%s\n", p.Error)
 		}
 		tw.Flush()
 	}

@@ -167,7 +167,7 @@ func (l *loader) decodeEntry(k *koanf.Koanf, e *entryInfo, workspace string) Ent
 		return out
 	}
 	out.Declared = cfg
-	out.Config = withWorkspace(cfg, workspace)
+	out.Config = withWorkspace(cfg, workspace, l.deploymentDir)
 	return out
 }
 

@@ -47,6 +47,14 @@ func (c *sandboxConfig) UseWorkspace(dir string) {
 	}
 }
 
+// execConfig stands in for exec's: its dir is the deployment's.
+type execConfig struct {
+	Command []string `json:"command"`
+	Dir     string   `json:"-"`
+}
+
+func (c *execConfig) UseDir(dir string) { c.Dir = dir }
+
 type toolConfig struct {
 	ListMaxEntries int `json:"listMaxEntries"`
 	ReadLimit      int `json:"readLimit"`
@@ -64,6 +72,7 @@ var plugins = map[string]*host.Plugin{
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
 	"toolsearch": host.Define("toolsearch", noop),
+	"exec":       host.Define("exec", func(context.Context, *host.Scope, execConfig) error { return nil }),
 }
 
 func lookup(name string) (*host.Plugin, bool) {
@@ -317,6 +326,18 @@ func TestRelativePathKeys(t *testing.T) {
 	d, err = load(t, config.Options{File: file, Dir: wd, Set: []string{"fslocal.root=/abs"}})
 	require.NoError(t, err)
 	assert.Equal(t, "/abs", fs(d).Root, "absolute values are kept")
+}
+
+// TestDirUsersGetTheDeploymentsDirectory: plugin-protocol.md §3, an exec
+// entry's command and working directory are taken against the deployment
+// file's directory, wherever dshhost is started.
+func TestDirUsersGetTheDeploymentsDirectory(t *testing.T) {
+	file := writeFile(t, "d.yaml", "plugins:\n  - name: exec\n    config: {command: [./guard.py]}\n")
+	wd := t.TempDir()
+	d, err := load(t, config.Options{File: file, Dir: wd})
+	require.NoError(t, err)
+	assert.Equal(t, execConfig{Command: []string{"./guard.py"}, Dir: filepath.Dir(file)}, d.Entries[0].Config)
+	assert.Equal(t, execConfig{Command: []string{"./guard.py"}}, d.Entries[0].Declared, "the declared config is left as written")
 }
 
 func TestWatchKey(t *testing.T) {

@@ -18,6 +18,15 @@ type WorkspaceUser interface {
 	UseWorkspace(dir string)
 }
 
+// DirUser is implemented (with a pointer receiver) by plugin config types
+// that take paths against the deployment's own directory, such as exec's
+// command and its working directory (plugin-protocol.md §3). UseDir sets
+// it to the deployment file's directory, or to the working directory
+// (Options.Dir, else the process's) for a deployment without a file.
+type DirUser interface {
+	UseDir(dir string)
+}
+
 // PathKeyer is implemented (with a pointer receiver) by plugin config types
 // whose keys hold file paths, such as fslocal's cwd and root. Load makes a
 // relative value of each such top-level key absolute before decoding:
@@ -78,18 +87,35 @@ func (l *loader) workspace(fromFile, fromEnv string) (string, string) {
 	return abs, from
 }
 
-// withWorkspace returns cfg with the workspace filled into the keys it
-// leaves unset, when its type is a WorkspaceUser; else cfg itself.
-func withWorkspace(cfg any, workspace string) any {
-	if workspace == "" {
-		return cfg
+// deploymentDir is the directory DirUser configs get: the file's, else
+// Dir, else the process working directory; always absolute.
+func (l *loader) deploymentDir() string {
+	dir := l.opts.Dir
+	if l.opts.File != "" {
+		dir = filepath.Dir(l.opts.File)
 	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// withWorkspace returns cfg with the workspace filled into the keys it
+// leaves unset, when its type is a WorkspaceUser, and with dir set when it
+// is a DirUser (dir is asked only then); else cfg itself.
+func withWorkspace(cfg any, workspace string, dir func() string) any {
 	ptr := reflect.New(reflect.TypeOf(cfg))
 	ptr.Elem().Set(reflect.ValueOf(cfg))
-	wu, ok := ptr.Interface().(WorkspaceUser)
-	if !ok {
+	wu, isWU := ptr.Interface().(WorkspaceUser)
+	du, isDU := ptr.Interface().(DirUser)
+	if isWU && workspace != "" {
+		wu.UseWorkspace(workspace)
+	}
+	if isDU {
+		du.UseDir(dir())
+	}
+	if (!isWU || workspace == "") && !isDU {
 		return cfg
 	}
-	wu.UseWorkspace(workspace)
 	return ptr.Elem().Interface()
 }

@@ -29,11 +29,18 @@ type Actor interface {
 	SessionID() (string, bool)
 }
 
-// IntentRequest is the input of the intent waterfalls: the resolved target
-// and the actor. Actor may be nil for calls made outside any tool.
+// IntentRequest is the input of the intent waterfalls: the resolved target,
+// the actor and the call's arguments. Actor may be nil for calls made
+// outside any tool.
 type IntentRequest struct {
 	Target fsapi.Target
 	Actor  Actor
+	// Arguments are the tool call's arguments as the tool received them
+	// (the registry's validated tools.Args: the content of a `write`, the
+	// strings of an `edit`), so a guard can judge the intended change
+	// (plugin-protocol.md §1); nil outside a tool call. Listeners read them
+	// and never change them.
+	Arguments map[string]any
 }
 
 // FSWriteIntent is `fs/write-intent` (contract §1.1): dispatched by the

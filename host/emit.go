@@ -18,6 +18,9 @@ type Notify[A any] struct{ ev event }
 // ("ns/action", a convention only).
 func NewNotify[A any](name string) *Notify[A] { return &Notify[A]{ev: event{name: name}} }
 
+// Name returns the event name ("ns/action").
+func (n *Notify[A]) Name() string { return n.ev.name }
+
 // NotifyFunc is a Notify listener: it receives the dispatch's ctx and the
 // payload, and reports failure by returning an error.
 type NotifyFunc[A any] func(ctx context.Context, a A) error

@@ -16,6 +16,9 @@ type Chain[A, R any] struct{ ev event }
 // NewChain returns the descriptor of the waterfall event called name.
 func NewChain[A, R any](name string) *Chain[A, R] { return &Chain[A, R]{ev: event{name: name}} }
 
+// Name returns the event name ("ns/action").
+func (c *Chain[A, R]) Name() string { return c.ev.name }
+
 // Next continues a waterfall after the current listener. It is never nil. It
 // is bound to its position: each call re-runs the whole rest of the chain
 // (so retry wrappers work) with the ctx it is given, so a wrapper can impose

@@ -43,6 +43,7 @@ func (b *sandbox) register(_ context.Context, sub *host.Scope) error {
 	reg := tools.Key.Must(sub)
 	if _, err := reg.Register(sub, tools.Tool{
 		Name:        ToolName,
+		Title:       "Sandbox mode",
 		Description: toolDescription,
 		Parameters:  json.RawMessage(toolParameters),
 		Output:      json.RawMessage(toolOutput),

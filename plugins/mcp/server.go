@@ -190,11 +190,13 @@ func (s *Server) syncLocked() {
 // schema of its in-process value (contract §5.4a [D20]); a tool without a
 // summary advertises none.
 func mcpTool(t tools.Tool) *mcp.Tool {
+	openWorld := false // every tool acts on the workspace only
 	mt := &mcp.Tool{
 		Name:        t.Name,
+		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: json.RawMessage(t.Parameters),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive},
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive, OpenWorldHint: &openWorld},
 	}
 	if len(mt.InputSchema.(json.RawMessage)) == 0 {
 		mt.InputSchema = json.RawMessage(`{"type":"object"}`)
@@ -286,8 +288,9 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 			return
 		}
 	}
+	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req)}
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
-		return s.reg.Execute(ctx, name, raw, &tools.Exec{Conv: c})
+		return s.reg.Execute(ctx, name, raw, exec)
 	}, func(res tools.Result) {
 		if r != nil {
 			if ask := r.finish(res); ask != nil {
@@ -297,6 +300,24 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 		}
 		answer(res, nil, nil)
 	})
+}
+
+// progressOf returns where a call's progress goes: notifications/progress
+// with the request's progress token, on the request's own stream (ctx
+// names it to the SDK), or nil when the request carries no token. A
+// notification that cannot be sent (the client gone) is dropped.
+func progressOf(ctx context.Context, req *mcp.CallToolRequest) tools.ProgressFunc {
+	if req.Params == nil || req.Session == nil {
+		return nil
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	ss := req.Session
+	return func(done, total float64, message string) {
+		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
+	}
 }
 
 // askFunc returns the approval channel of a call in conversation conv

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -220,5 +222,71 @@ func TestCancellationReachesTheTool(t *testing.T) {
 		assert.ErrorIs(t, got, context.Canceled)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the tool never returned")
+	}
+}
+
+// TestToolsHaveTitlesAndHints: every tool has a title clients show and
+// says it stays in the workspace (openWorldHint false), besides its
+// read-only and destructive hints (conversations.md §4.3).
+func TestToolsHaveTitlesAndHints(t *testing.T) {
+	s := newStack(t)
+	tl, err := s.connect(t).ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	titles := map[string]string{}
+	for _, tool := range tl.Tools {
+		titles[tool.Name] = tool.Title
+		require.NotNil(t, tool.Annotations, tool.Name)
+		require.NotNil(t, tool.Annotations.OpenWorldHint, tool.Name)
+		assert.False(t, *tool.Annotations.OpenWorldHint, tool.Name)
+	}
+	assert.Equal(t, map[string]string{"list": "List directory", "read": "Read file", "write": "Write file", "edit": "Edit file",
+		"glob": "Find files", "grep": "Search file contents"}, titles)
+}
+
+// TestProgressReachesTheClient: a call whose request carries a progress
+// token gets the tool's progress as notifications/progress, throttled by
+// the registry (nothing in the first second), in both eras; a call without
+// a token gets none.
+func TestProgressReachesTheClient(t *testing.T) {
+	for _, version := range []string{oldProtocol, ""} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newStack(t)
+				_, err := s.Registry.Register(s.Host.Root(), tools.Tool{Name: "slow", Parameters: []byte(`{"type":"object","properties":{}}`),
+					Execute: func(ctx context.Context, _ tools.Args, exec *tools.Exec) (any, error) {
+						p := exec.Progress()
+						for i := range 20 {
+							p.Report(float64(i), 20, "step "+strconv.Itoa(i))
+							time.Sleep(100 * time.Millisecond)
+						}
+						return "done", nil
+					}})
+				require.NoError(t, err)
+				var got []float64
+				st, ct := mcp.NewInMemoryTransports()
+				ss, err := s.srv.MCP().Connect(t.Context(), st, nil)
+				require.NoError(t, err)
+				defer ss.Close()
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+					ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+						got = append(got, r.Params.Progress)
+						assert.Equal(t, "tok", r.Params.ProgressToken)
+						assert.Equal(t, float64(20), r.Params.Total)
+					}}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+				require.NoError(t, err)
+				defer cs.Close()
+				p := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}}
+				p.SetProgressToken("tok")
+				_, err = cs.CallTool(t.Context(), p)
+				require.NoError(t, err)
+				synctest.Wait()
+				assert.Equal(t, []float64{10, 13, 16, 19}, got, "after 1 s, every 250 ms at most")
+				got = nil
+				_, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+				require.NoError(t, err)
+				synctest.Wait()
+				assert.Empty(t, got, "no token, no progress")
+			})
+		})
 	}
 }

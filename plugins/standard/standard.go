@@ -4,12 +4,15 @@
 // (toolfs), the search tools (toolsearch) and the MCP server (mcp, which
 // only dshhost serve mounts). It also links in the editor tool
 // (tooleditor), which the default deployment does not mount: a deployment
-// opts in by listing it (editor.md §1). cmd/dshhost imports it; a custom
+// opts in by listing it (editor.md §1), and exec, which runs plugins in
+// other languages as child processes (plugin-protocol.md §3) for the
+// entries that name it. cmd/dshhost imports it; a custom
 // binary imports it next to its own plugin packages.
 package standard
 
 import (
 	// The default plugins register themselves in init.
+	_ "github.com/dsh-go/dsh/plugins/exec"
 	_ "github.com/dsh-go/dsh/plugins/fslocal"
 	_ "github.com/dsh-go/dsh/plugins/fspolicy"
 	_ "github.com/dsh-go/dsh/plugins/fssandbox"

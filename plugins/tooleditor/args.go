@@ -33,6 +33,9 @@ type call struct {
 	oldStr   string
 	newStr   string
 	line     float64
+	// args are the call's arguments, handed to the intent events
+	// (events.IntentRequest.Arguments).
+	args tools.Args
 }
 
 // parse runs the tool's own checks of editor.md §5 in order, after the
@@ -51,7 +54,7 @@ func (e *editor) parse(args tools.Args) (call, error) {
 	if fsapi.IsBlank(path) {
 		return call{}, errors.New("path must be a non-empty string")
 	}
-	c := call{command: cmd, path: path}
+	c := call{command: cmd, path: path, args: args}
 	switch cmd {
 	case cmdView:
 		if args.Has("view_range") {

@@ -25,7 +25,7 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 	if info != nil {
 		return nil, errExists(t.DisplayPath)
 	}
-	if _, err := events.FSWriteIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec},
+	if _, err := events.FSWriteIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec, Arguments: c.args},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}

@@ -60,7 +60,7 @@ func (e *editor) mutate(ctx context.Context, c call, exec *tools.Exec, notRegula
 	if err != nil {
 		return nil, err
 	}
-	guard, err := events.FSEditIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec},
+	guard, err := events.FSEditIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec, Arguments: c.args},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)

@@ -44,7 +44,7 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 // read-only; a view may run in parallel, every other call is exclusive.
 func (e *editor) tool() tools.Tool {
 	return tools.Tool{
-		Name: ToolName, Description: e.cfg.Description, Parameters: parametersJSON,
+		Name: ToolName, Title: "Text editor", Description: e.cfg.Description, Parameters: parametersJSON,
 		Output: outputJSON, Destructive: true, Execute: e.execute,
 		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(result).text)} },
 		// The value's JSON form is the summary {command, path} (editor.md

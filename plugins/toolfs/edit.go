@@ -48,7 +48,7 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, err
 	}
-	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
+	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)

@@ -70,16 +70,16 @@ func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
 func (ts *toolset) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
-		{Name: "list", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: listParametersJSON,
+		{Name: "list", Title: "List directory", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: listParametersJSON,
 			Output: listOutputJSON, ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue),
 			Summary: summarizeList, SummarySchema: listSummarySchemaJSON, ConcurrencySafe: always},
-		{Name: "read", Description: readDescription, Parameters: readParameters(ts.cfg.ReadLimit),
+		{Name: "read", Title: "Read file", Description: readDescription, Parameters: readParameters(ts.cfg.ReadLimit),
 			Output: readOutputJSON, ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
 			Summary: ts.summarizeRead, SummarySchema: readSummarySchemaJSON, ConcurrencySafe: always},
-		{Name: "write", Description: writeDescription, Parameters: writeParametersJSON,
+		{Name: "write", Title: "Write file", Description: writeDescription, Parameters: writeParametersJSON,
 			Output: writeOutputJSON, Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
 			Summary: summarizeWrite, SummarySchema: writeSummarySchemaJSON, Meta: ts.writeMeta},
-		{Name: "edit", Description: editDescription, Parameters: editParametersJSON,
+		{Name: "edit", Title: "Edit file", Description: editDescription, Parameters: editParametersJSON,
 			Output: editOutputJSON, Destructive: true, Execute: ts.edit, Render: renderEditResult,
 			Summary: summarizeEdit, SummarySchema: editSummarySchemaJSON, Meta: ts.editMeta},
 	}

@@ -41,7 +41,7 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, err
 	}
-	intent, err := events.FSWriteIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec},
+	intent, err := events.FSWriteIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil })
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)

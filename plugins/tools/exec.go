@@ -14,8 +14,9 @@ type Conversation struct {
 }
 
 // Exec is the execution value of one tool call (contract §5.1): the call's
-// id, the tool's name, the parent call for nested calls (nil at top level)
-// and Conv, the conversation the call runs in, which may be nil. It is the
+// id, the tool's name, the parent call for nested calls (nil at top level),
+// Conv, the conversation the call runs in, which may be nil, and where its
+// progress goes. It is the
 // actor that fs event listeners see (contract §1.1): it answers
 // Conversation, Principal and ToolName.
 type Exec struct {
@@ -23,6 +24,10 @@ type Exec struct {
 	Tool   string
 	Parent *Exec
 	Conv   *Conversation
+	// Report receives the call's progress when its client asked for it
+	// (nil otherwise); tools report through the throttle of
+	// [Exec.Progress].
+	Report ProgressFunc
 }
 
 // Conversation returns the conversation's ID, and false when the call has
@@ -47,6 +52,15 @@ func (e *Exec) Principal() string {
 //
 // Deprecated: use Conversation; SessionID is removed in the next release.
 func (e *Exec) SessionID() (string, bool) { return e.Conversation() }
+
+// Call returns the call's id (CallID), which the wire carries as the
+// actor's `call` (plugin-protocol.md §1).
+func (e *Exec) Call() string {
+	if e == nil {
+		return ""
+	}
+	return e.CallID
+}
 
 // ToolName returns the name of the tool being called.
 func (e *Exec) ToolName() string {

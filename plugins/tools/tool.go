@@ -16,6 +16,9 @@ type Tool struct {
 	Name string
 	// Description is sent to the model verbatim.
 	Description string
+	// Title is the tool's name for people, which clients show (MCP's
+	// title, conversations.md §4.3): a few words such as "Read file".
+	Title string
 	// Parameters is the JSON Schema of the arguments: an open object
 	// {"type":"object","properties":{...},"required":[...]}, sent to the
 	// model byte for byte. Validation (contract §5.3) reads the declared

@@ -46,10 +46,10 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 func (se *searcher) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
 	return []tools.Tool{
-		{Name: "glob", Description: globDescription(se.cfg.GlobMaxResults), Parameters: globParametersJSON,
+		{Name: "glob", Title: "Find files", Description: globDescription(se.cfg.GlobMaxResults), Parameters: globParametersJSON,
 			Output: globOutputJSON, ReadOnly: true, Execute: se.glob, Render: textOf(renderGlob),
 			Summary: summarizeGlob, SummarySchema: globSummarySchemaJSON, ConcurrencySafe: always},
-		{Name: "grep", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: grepParametersJSON,
+		{Name: "grep", Title: "Search file contents", Description: grepDescription(se.cfg.GrepMaxMatches), Parameters: grepParametersJSON,
 			Output: grepOutputJSON, ReadOnly: true, Execute: se.grep, Render: textOf(renderGrep),
 			Summary: summarizeGrep, SummarySchema: grepSummarySchemaJSON, ConcurrencySafe: always},
 	}

@@ -1,0 +1,104 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dsh-go/dsh/events/wire"
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// Config is an exec entry's config (plugin-protocol.md §2–§3).
+type Config struct {
+	// Command is the child's argv, run without a shell. A command[0] with
+	// a slash is taken against the deployment file's directory when
+	// relative; one without is looked up in the server's PATH. Required.
+	Command []string `json:"command"`
+	// Env is added to the child's minimal environment (the server's PATH,
+	// HOME and LANG). Default: nothing added.
+	Env map[string]string `json:"env"`
+	// Timeout bounds the initialize exchange and each intent request.
+	// Default 2s.
+	Timeout time.Duration `json:"timeout"`
+	// OnFailure is `block` (a failure fails the call, and a failed
+	// initialize fails the entry) or `allow` (the call goes on as if the
+	// plugin had answered next, with a warning). Default block.
+	OnFailure wire.OnFailure `json:"onFailure"`
+	// Settings are passed to the plugin in initialize, never interpreted.
+	// Default: {}.
+	Settings map[string]any `json:"settings"`
+	// Queue bounds the notifications (fs/observed, conversation/closed)
+	// waiting for the child; when it is full the oldest is dropped and
+	// counted. Default 1000.
+	Queue int `json:"queue"`
+	// MaxArgumentBytes bounds an intent's arguments on the wire, in bytes
+	// of JSON; larger ones are sent as null with argumentsOmitted. Default
+	// 1048576 (1 MiB).
+	MaxArgumentBytes int `json:"maxArgumentBytes"`
+
+	// Dir is the deployment file's directory (config.DirUser): the base
+	// of a relative command[0] and the child's working directory. Empty:
+	// the server's working directory.
+	Dir string `json:"-"`
+	// Workspace is the deployment's workspace (config.WorkspaceUser),
+	// sent in initialize and the base of every target's rel.
+	Workspace string `json:"-"`
+}
+
+// DefaultConfig returns the defaults: timeout 2s, onFailure block, queue
+// 1000, maxArgumentBytes 1 MiB.
+func DefaultConfig() Config {
+	return Config{Timeout: 2 * time.Second, OnFailure: wire.Block, Queue: 1000, MaxArgumentBytes: wire.DefaultMaxArgumentBytes}
+}
+
+// UseDir sets Dir when unset (config.DirUser).
+func (c *Config) UseDir(dir string) {
+	if c.Dir == "" {
+		c.Dir = dir
+	}
+}
+
+// UseWorkspace sets Workspace when unset (config.WorkspaceUser).
+func (c *Config) UseWorkspace(dir string) {
+	if c.Workspace == "" {
+		c.Workspace = dir
+	}
+}
+
+// Validate checks every key before apply; each problem is reported at its
+// key path, e.g. `command: exec: a command is required`.
+func (c Config) Validate() error {
+	var issues []host.ConfigIssue
+	add := func(path, problem string) {
+		issues = append(issues, host.ConfigIssue{Path: path, Problem: "exec: " + problem})
+	}
+	switch {
+	case len(c.Command) == 0:
+		add("command", "a command is required: the child's argv, e.g. [python3, guard.py]")
+	case fsapi.IsBlank(c.Command[0]):
+		add("command[0]", "the program must be a non-empty string")
+	}
+	for k := range c.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			add("env", fmt.Sprintf("%q is not a variable name", k))
+		}
+	}
+	if c.Timeout <= 0 {
+		add("timeout", "must be a positive duration, e.g. 2s")
+	}
+	if !c.OnFailure.Valid() {
+		add("onFailure", fmt.Sprintf("must be block or allow, not %q", c.OnFailure))
+	}
+	if c.Queue < 1 {
+		add("queue", "must be a positive integer")
+	}
+	if c.MaxArgumentBytes < 1 {
+		add("maxArgumentBytes", "must be a positive integer")
+	}
+	if len(issues) > 0 {
+		return &host.ConfigError{Plugin: "exec", Issues: issues}
+	}
+	return nil
+}
