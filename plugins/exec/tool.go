@@ -31,7 +31,7 @@ func (e *entry) tool(d toolDecl) tools.Tool {
 	if d.Description != "" {
 		desc = strings.TrimRight(d.Description, " \n") + " " + Sandboxless
 	}
-	t := tools.Tool{Name: d.Name, Title: d.Title, Description: desc, Parameters: params, Render: render,
+	t := tools.Tool{Name: d.Name, Title: d.Title, Description: desc, Parameters: params, Render: render, OpenWorld: true,
 		Execute: func(ctx context.Context, args tools.Args, x *tools.Exec) (any, error) {
 			return e.callTool(ctx, d.Name, args, x)
 		}}

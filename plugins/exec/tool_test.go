@@ -26,6 +26,7 @@ func TestDeclaredToolsAreRegisteredAndCalled(t *testing.T) {
 	tool, ok := s.Registry.Lookup("shout")
 	require.True(t, ok)
 	assert.Equal(t, "Shouts its text back. (runs outside the workspace sandbox)", tool.Description)
+	assert.True(t, tool.OpenWorld, "MCP says it reaches beyond the workspace (openWorldHint)")
 	assert.Equal(t, "Shout", tool.Title)
 	assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`, string(tool.Parameters))
 

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // stdioLines drives one stdio connection line by line.
@@ -188,4 +191,90 @@ func TestTheFastPathTakesPlainCalls(t *testing.T) {
 		s.roundTrip(t, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{`+meta+`"name":"read","arguments":{"file_path":"a.txt"},"extra":1}}`)
 		assert.Equal(t, int64(3), tr.fast.taken.Load(), "legacy %v", legacy)
 	}
+}
+
+// TestAHandedBackCallIsAnsweredAtTheEndOfInput: a call the fast path hands
+// to the SDK (an approval question to a 2026-07-28 client) is answered
+// although the input ended right after it (`printf ... | dshhost serve`).
+func TestAHandedBackCallIsAnsweredAtTheEndOfInput(t *testing.T) {
+	st := stacktest.New(t, stacktest.Options{FSSandbox: map[string]any{"mode": "read-only", "sessionSwitch": true}})
+	srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
+	require.NoError(t, err)
+	s, _ := openStdio(t, srv, true, false)
+	for i := range 20 {
+		s.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{`+modernMeta("c"+strconv.Itoa(i))+`"name":"sandbox_mode","arguments":{"mode":"workspace-write","justification":"x"}}}`)
+	}
+	require.NoError(t, s.in.Close())
+	for range 20 {
+		assert.Contains(t, s.next(t), `"resultType":"input_required"`)
+	}
+}
+
+// TestTheClientsAnswersPassWaitingRequests: with the only call slot held
+// by an approval question and 300 requests waiting behind it, the client's
+// answer to the question is still read: the waiting requests park, they do
+// not stop the reading (a legacy session asked through elicitation/create).
+func TestTheClientsAnswersPassWaitingRequests(t *testing.T) {
+	st := stacktest.New(t, stacktest.Options{FSSandbox: map[string]any{"mode": "read-only", "sessionSwitch": true}})
+	require.NoError(t, os.WriteFile(filepath.Join(st.W, "a.txt"), []byte("a\n"), 0o644))
+	srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }, MaxInFlight: 1})
+	require.NoError(t, err)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	_, ss, err := srv.connectStdio(inR, outW, 0, true)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close(); _ = inW.Close(); _ = outR.Close() })
+	s := &stdioLines{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	s.roundTrip(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	s.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_mode","arguments":{"mode":"workspace-write","justification":"x"}}}`)
+	question := s.next(t)
+	require.Contains(t, question, `"method":"elicitation/create"`)
+	var q struct {
+		ID json.RawMessage `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(question), &q))
+	go func() { // the client's writes run ahead of its reads
+		for i := range 300 {
+			s.send(t, `{"jsonrpc":"2.0","id":`+strconv.Itoa(100+i)+`,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`)
+		}
+		s.send(t, `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"result":{"action":"accept"}}`)
+	}()
+	approved := false
+	for range 301 {
+		if strings.Contains(s.next(t), "approved by the user") {
+			approved = true
+		}
+	}
+	assert.True(t, approved, "the approval was answered, not timed out")
+}
+
+// TestARequestReadDuringTheDrainIsRefused: once the server drains, a new
+// stdio request is answered -32000 and not run; the call in flight ends
+// normally.
+func TestARequestReadDuringTheDrainIsRefused(t *testing.T) {
+	st := stacktest.New(t, stacktest.Options{})
+	release := make(chan struct{})
+	srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
+	require.NoError(t, err)
+	ran := make(chan struct{}, 2)
+	_, err = st.Registry.Register(st.Host.Root(), tools.Tool{Name: "block", Parameters: []byte(`{"type":"object","properties":{}}`),
+		Execute: func(context.Context, tools.Args, *tools.Exec) (any, error) {
+			ran <- struct{}{}
+			<-release
+			return "done", nil
+		}})
+	require.NoError(t, err)
+	s, _ := openStdio(t, srv, true, true)
+	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-ran
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(context.Background()) }()
+	require.Eventually(t, srv.limits.requests.isDraining, 5*time.Second, time.Millisecond)
+	s.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"the server is shutting down"}}`, s.next(t))
+	close(release)
+	assert.Contains(t, s.next(t), `"id":1,"result"`)
+	require.NoError(t, <-shut)
+	assert.Len(t, ran, 0, "the refused request never ran")
 }

@@ -34,10 +34,17 @@ func TestStdioIDsComeBackExactOrAreRefused(t *testing.T) {
 	s := newStack(t)
 	rs := newRawSession(t, s, 0)
 	rs.initialize(t)
-	for _, id := range []string{`9007199254740991`, `-9007199254740991`, `0`, `42`, `"s"`, `"18446744073709551615"`, `""`} {
+	for _, id := range []string{`9007199254740991`, `-9007199254740991`, `0`, `42`, `"s"`, `"18446744073709551615"`, `""`, `"\ufffd"`, "\"\uFFFD\""} {
 		rs.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`+"\n")
 		got, code, msg := rawReply(t, rs)
-		assert.Equal(t, id, got, "echoed exactly")
+		if id[0] == '"' { // a string comes back as the same string (its escapes may differ)
+			var want, have string
+			require.NoError(t, json.Unmarshal([]byte(id), &want))
+			require.NoError(t, json.Unmarshal([]byte(got), &have))
+			assert.Equal(t, want, have, "echoed exactly")
+		} else {
+			assert.Equal(t, id, got, "echoed exactly")
+		}
 		assert.Zero(t, code, msg)
 	}
 	beyond := " is beyond ±9007199254740991 (2^53−1), the integers every JSON peer reads exactly"
@@ -50,6 +57,7 @@ func TestStdioIDsComeBackExactOrAreRefused(t *testing.T) {
 		{`null`, `an id must be a string or an integer, not null`},
 		{`{}`, `an id must be a string or an integer, not {}`},
 		{`true`, `an id must be a string or an integer, not true`},
+		{`"\ud800"`, `a string with invalid UTF-8 or a lone surrogate (read as U+FFFD) would come back changed`},
 	} {
 		rs.send(t, `{"jsonrpc":"2.0","id":`+tc.id+`,"method":"ping"}`+"\n")
 		got, code, msg := rawReply(t, rs)

@@ -184,6 +184,13 @@ func (t *tracker) end() {
 	}
 }
 
+// isDraining reports whether new work is refused.
+func (t *tracker) isDraining() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.draining
+}
+
 // startDrain refuses new work and returns a channel closed once none is
 // left.
 func (t *tracker) startDrain() <-chan struct{} {

@@ -190,7 +190,7 @@ func (s *Server) syncLocked() {
 // schema of its in-process value (contract §5.4a [D20]); a tool without a
 // summary advertises none.
 func mcpTool(t tools.Tool) *mcp.Tool {
-	openWorld := false // every tool acts on the workspace only
+	openWorld := t.OpenWorld
 	mt := &mcp.Tool{
 		Name:        t.Name,
 		Title:       t.Title,

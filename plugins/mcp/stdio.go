@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,14 +22,20 @@ const (
 	// StdioTransport reads, 64 MiB: a write of a file of several MB fits
 	// many times over.
 	DefaultMaxMessageBytes = 64 << 20
-	// maxUnanswered is how many requests a stdio client may have read and
-	// unanswered: past it the connection reads no further input until an
-	// answer was written, so a client that never reads its output cannot
-	// make the server hold ever more results.
+	// maxUnanswered is how many requests of a stdio client are served at
+	// once: the requests read past it wait (parked) until an answer was
+	// written, so a client that never reads its output cannot make the
+	// server hold ever more results.
 	maxUnanswered = 256
 	// maxUnsentBytes bounds the bytes of answers waiting to be written the
 	// same way.
 	maxUnsentBytes = 16 << 20
+	// maxParked and maxParkedBytes bound the requests waiting to be served:
+	// past them no further input is read. Until then the client's answers
+	// to the server's own requests (roots, elicitation) are read and
+	// delivered, whatever waits.
+	maxParked      = 1024
+	maxParkedBytes = 16 << 20
 )
 
 // StdioTransport is an mcp.Transport over a byte stream with newline-delimited
@@ -47,8 +54,12 @@ const (
 //     `invalid request id: <reason>` with id null; a request whose id is
 //     that of one still unanswered gets -32600 `duplicate request id: a
 //     request with this id is still in flight`, id null.
-//   - While maxUnanswered requests are unanswered, or maxUnsentBytes of
-//     answers wait to be written, no further input is read.
+//   - While maxUnanswered requests are being served, or maxUnsentBytes of
+//     answers wait to be written, further requests wait; past maxParked
+//     waiting requests (or maxParkedBytes) no further input is read. The
+//     client's responses and notifications are never held behind them.
+//   - A request read while the server shuts down is answered -32000 `the
+//     server is shutting down` and not run.
 //   - A response whose result the SDK has already encoded is written as it
 //     is, not encoded a second time inside the JSON-RPC envelope.
 //
@@ -74,7 +85,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		limit = DefaultMaxMessageBytes
 	}
 	c := &stdioConn{w: t.Writer, incoming: make(chan stdioRead), closed: make(chan struct{}),
-		ended: make(chan struct{}), requests: t.requests, fast: t.fast, pending: map[jsonrpc.ID]bool{}, room: make(chan struct{}, 1)}
+		ended: make(chan struct{}), requests: t.requests, fast: t.fast, pending: map[jsonrpc.ID]bool{}, changed: make(chan struct{})}
 	t.conn = c
 	if t.fast != nil {
 		t.fast.conn = c
@@ -86,9 +97,9 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 // inputEnded is closed when the input stream ended (EOF or a read error).
 func (t *StdioTransport) inputEnded() <-chan struct{} { return t.conn.ended }
 
+// stdioRead is one message for Read.
 type stdioRead struct {
 	msg jsonrpc.Message
-	err error
 }
 
 // stdioConn is one StdioTransport connection. At the end of the input,
@@ -110,19 +121,31 @@ type stdioConn struct {
 	fast     *fastCalls // optional: takes the calls it serves itself (fast.go)
 	requests *tracker   // optional: counts the unanswered requests for the drain
 
-	mu      sync.Mutex          // guards pending, writing and unsent
-	pending map[jsonrpc.ID]bool // unanswered requests → counted in requests
-	writing int                 // answers taken off pending and not yet written
-	unsent  int                 // bytes of answers being written or waiting to be
-	room    chan struct{}       // signalled when pending, writing or unsent shrink
+	mu          sync.Mutex          // guards the fields below
+	pending     map[jsonrpc.ID]bool // unanswered requests (parked ones too) → counted in requests
+	writing     int                 // answers taken off pending and not yet written
+	unsent      int                 // bytes of answers being written or waiting to be
+	parked      []parkedRequest     // requests read and waiting to be served, in order
+	parkedBytes int
+	eof         error         // the input's end (or read error), once read
+	changed     chan struct{} // closed (and replaced) whenever the fields above change
 }
 
-// readLoop reads lines until the stream ends or the connection closes,
-// delivering messages and answering the lines that are not.
+// parkedRequest is one request waiting to be served, and the size of its
+// line.
+type parkedRequest struct {
+	msg  jsonrpc.Message
+	size int
+}
+
+// readLoop reads lines until the stream ends or the connection closes:
+// requests park for the feeder, everything else is delivered at once, and
+// the lines that are no message are answered.
 func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 	defer close(c.ended)
+	go c.feed()
 	for {
-		if !c.waitRoom() {
+		if !c.waitUntil(func() bool { return len(c.parked) < maxParked && c.parkedBytes < maxParkedBytes }) {
 			return
 		}
 		line, tooLong, err := readLine(r, limit)
@@ -130,22 +153,7 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 		case tooLong:
 			c.reject(jsonrpc.CodeInvalidRequest, "invalid request: message longer than "+strconv.Itoa(limit)+" bytes")
 		case len(bytes.TrimSpace(line)) > 0:
-			msg, code, why := decodeLine(line)
-			if msg == nil {
-				c.reject(code, why)
-				break
-			}
-			if c.reinitialize(msg) {
-				break
-			}
-			if !c.track(msg) {
-				c.reject(jsonrpc.CodeInvalidRequest, "duplicate request id: a request with this id is still in flight")
-				break
-			}
-			if c.fast != nil && c.fast.take(msg) {
-				break
-			}
-			if !c.deliver(stdioRead{msg: msg}) {
+			if !c.take(line) {
 				return
 			}
 		}
@@ -153,36 +161,102 @@ func (c *stdioConn) readLoop(r *bufio.Reader, limit int) {
 			if errors.Is(err, io.EOF) {
 				err = io.EOF // a clean end of the client's stream
 			}
-			c.deliver(stdioRead{err: err})
+			c.mu.Lock()
+			c.eof = err
+			c.changeLocked()
+			c.mu.Unlock()
 			return
 		}
 	}
 }
 
-// waitRoom waits while the client has too many requests unanswered or
-// answers unsent; false when the connection closed meanwhile.
-func (c *stdioConn) waitRoom() bool {
+// take handles one line; false when the connection closed.
+func (c *stdioConn) take(line []byte) bool {
+	msg, code, why := decodeLine(line)
+	if msg == nil {
+		c.reject(code, why)
+		return true
+	}
+	if c.reinitialize(msg) {
+		return true
+	}
+	req, isCall := msg.(*jsonrpc.Request)
+	if !isCall || !req.IsCall() {
+		if c.fast != nil && c.fast.take(msg) {
+			return true
+		}
+		return c.deliver(stdioRead{msg: msg})
+	}
+	if c.requests != nil && c.requests.isDraining() {
+		c.answerError(req.ID, codeShuttingDown, "the server is shutting down")
+		return true
+	}
+	if !c.track(msg) {
+		c.reject(jsonrpc.CodeInvalidRequest, "duplicate request id: a request with this id is still in flight")
+		return true
+	}
+	c.mu.Lock()
+	c.parked = append(c.parked, parkedRequest{msg: msg, size: len(line)})
+	c.parkedBytes += len(line)
+	c.changeLocked()
+	c.mu.Unlock()
+	return true
+}
+
+// codeShuttingDown is the JSON-RPC error of a request read during the
+// shutdown (the implementation-defined server error range).
+const codeShuttingDown = -32000
+
+// feed serves the parked requests in order, each once fewer than
+// maxUnanswered are being served and fewer than maxUnsentBytes of answers
+// wait to be written.
+func (c *stdioConn) feed() {
+	for {
+		var next parkedRequest
+		if !c.waitUntil(func() bool {
+			served := len(c.pending) + c.writing - len(c.parked)
+			return len(c.parked) > 0 && served < maxUnanswered && c.unsent < maxUnsentBytes
+		}) {
+			return
+		}
+		c.mu.Lock()
+		next = c.parked[0]
+		c.parked[0] = parkedRequest{}
+		c.parked = c.parked[1:]
+		c.parkedBytes -= next.size
+		c.changeLocked()
+		c.mu.Unlock()
+		if c.fast != nil && c.fast.take(next.msg) {
+			continue
+		}
+		if !c.deliver(stdioRead{msg: next.msg}) {
+			return
+		}
+	}
+}
+
+// waitUntil waits until cond, evaluated with c.mu held, holds; false when
+// the connection closed first.
+func (c *stdioConn) waitUntil(cond func() bool) bool {
 	for {
 		c.mu.Lock()
-		full := len(c.pending)+c.writing >= maxUnanswered || c.unsent >= maxUnsentBytes
+		ok, changed := cond(), c.changed
 		c.mu.Unlock()
-		if !full {
+		if ok {
 			return true
 		}
 		select {
-		case <-c.room:
+		case <-changed:
 		case <-c.closed:
 			return false
 		}
 	}
 }
 
-// signalRoom wakes a reader waiting for room; c.mu is held.
-func (c *stdioConn) signalRoom() {
-	select {
-	case c.room <- struct{}{}:
-	default:
-	}
+// changeLocked wakes every waiter on the connection's state; c.mu is held.
+func (c *stdioConn) changeLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 // deliver hands r to Read; false when the connection closed first.
@@ -247,7 +321,7 @@ func decodeLine(line []byte) (jsonrpc.Message, int64, string) {
 		}
 		return nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON"
 	}
-	if id, ok := probe["id"]; ok {
+	if id, ok := probe["id"]; ok && probe["method"] != nil { // a response's id is the SDK's to match
 		if why := checkID(id); why != "" {
 			return nil, jsonrpc.CodeInvalidRequest, "invalid request id: " + why
 		}
@@ -329,6 +403,11 @@ func checkID(raw json.RawMessage) string {
 	case len(raw) == 0:
 		return "it is empty"
 	case raw[0] == '"':
+		var s string
+		if !utf8.Valid(raw) || (json.Unmarshal(raw, &s) == nil && strings.ContainsRune(s, utf8.RuneError) &&
+			!bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) && !bytes.Contains(raw, []byte("\uFFFD"))) {
+			return "a string with invalid UTF-8 or a lone surrogate (read as U+FFFD) would come back changed"
+		}
 		return ""
 	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
 		if bytes.ContainsAny(raw, ".eE") {
@@ -352,6 +431,15 @@ func (c *stdioConn) reject(code int64, message string) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, _ = io.WriteString(c.w, frame)
+}
+
+// answerError answers request id with a JSON-RPC error, the request not
+// tracked (it was never served).
+func (c *stdioConn) answerError(id jsonrpc.ID, code int64, message string) {
+	frame, err := encodeFrame(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: message}})
+	if err == nil {
+		_ = c.writeFrame(frame, id, false)
+	}
 }
 
 // reinitialize answers a second initialize request itself, with -32600
@@ -404,6 +492,7 @@ func (c *stdioConn) answering(id jsonrpc.ID) (counted, found bool) {
 	if found {
 		delete(c.pending, id)
 		c.writing++
+		c.changeLocked()
 	}
 	return counted, found
 }
@@ -415,39 +504,35 @@ func (c *stdioConn) answered(counted, found bool) {
 	}
 	c.mu.Lock()
 	c.writing--
-	c.signalRoom()
+	c.changeLocked()
 	c.mu.Unlock()
 	if counted {
 		c.requests.end()
 	}
 }
 
-func (c *stdioConn) unanswered() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.pending) + c.writing
-}
-
-// Read returns the next message, io.EOF at the end of the stream (once
-// every request read was answered), or an error once the connection is
-// closed or ctx is done.
+// Read returns the next message, the input's end (io.EOF, or its read
+// error) once every request read was answered, or an error once the
+// connection is closed or ctx is done. Until the end is reported it keeps
+// taking messages: a fast call may hand its request over after the input
+// ended (fast.go).
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case r := <-c.incoming:
-		for r.err != nil && c.unanswered() > 0 {
-			select {
-			case <-c.room: // the reader has ended: no one else waits on it
-			case <-c.closed:
-				return nil, io.EOF
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+	for {
+		c.mu.Lock()
+		eof, done, changed := c.eof, len(c.pending)+c.writing == 0, c.changed
+		c.mu.Unlock()
+		if eof != nil && done {
+			return nil, eof
 		}
-		return r.msg, r.err
-	case <-c.closed:
-		return nil, io.EOF
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		select {
+		case r := <-c.incoming:
+			return r.msg, nil
+		case <-changed:
+		case <-c.closed:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
@@ -490,7 +575,7 @@ func (c *stdioConn) writeFrame(frame []byte, id jsonrpc.ID, answers bool) error 
 	c.writeMu.Unlock()
 	c.mu.Lock()
 	c.unsent -= len(frame)
-	c.signalRoom()
+	c.changeLocked()
 	c.mu.Unlock()
 	c.answered(counted, found)
 	return err
@@ -542,7 +627,8 @@ func (c *stdioConn) Close() error {
 			}
 			delete(c.pending, id)
 		}
-		c.signalRoom()
+		c.parked, c.parkedBytes = nil, 0
+		c.changeLocked()
 	})
 	return nil
 }

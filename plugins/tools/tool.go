@@ -32,6 +32,10 @@ type Tool struct {
 	// a read-only tool does not change its environment; a destructive one may
 	// overwrite or remove data.
 	ReadOnly, Destructive bool
+	// OpenWorld says the tool reaches beyond the workspace and the fs
+	// seam (MCP's openWorldHint): an exec plugin's tools, which run with the
+	// server's privileges. The filesystem tools leave it false.
+	OpenWorld bool
 	// Execute runs the call with validated arguments and returns the
 	// structured value. It must honour ctx. Required.
 	Execute func(ctx context.Context, args Args, exec *Exec) (any, error)
