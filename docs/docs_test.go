@@ -300,7 +300,7 @@ func TestTheDocumentedDefaultDeploymentIsTheBuiltIn(t *testing.T) {
 			shown = append(shown, name)
 		}
 	}
-	dep, err := config.Load(config.Options{Dir: t.TempDir()})
+	dep, err := config.Load(config.Options{Dir: t.TempDir(), Environ: []string{}})
 	require.NoError(t, err)
 	var built []string
 	for _, e := range dep.Entries {
