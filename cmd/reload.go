@@ -100,6 +100,13 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 	if err == nil {
 		err = checkInfrastructure(dep)
 	}
+	if running, ferr := frontEndOf(r.rt.dep); err == nil && ferr == nil {
+		// The front end serves the clients of this very process: a reload
+		// never takes it away or swaps it.
+		if next, nerr := frontEndOf(dep); nerr != nil || next.ID != running.ID || next.Plugin != running.Plugin {
+			err = fmt.Errorf("the front end %q cannot be removed, renamed or replaced by a reload (restart serve to change it)", running.ID)
+		}
+	}
 	if err != nil {
 		r.failed(ctx, source, "config reload refused; still serving the last good deployment", err)
 		return reloadReport{Err: err}

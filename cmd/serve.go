@@ -132,20 +132,26 @@ func serve(ctx context.Context, env Env, c *common, rest []string) int {
 	return 0
 }
 
-// frontEndOf returns the deployment's front end: its enabled entry whose
-// plugin provides "frontend" (the first, if several).
+// frontEndOf returns the deployment's front end: its one enabled entry
+// whose plugin provides "frontend".
 func frontEndOf(dep *config.Deployment) (config.Entry, error) {
 	var disabled string
+	var found []config.Entry
 	for _, e := range dep.Entries {
-		if !frontend.Provides(e.Plugin) {
-			continue
+		switch {
+		case !frontend.Provides(e.Plugin):
+		case e.Disabled:
+			disabled = e.ID
+		default:
+			found = append(found, e)
 		}
-		if !e.Disabled {
-			return e, nil
-		}
-		disabled = e.ID
 	}
-	if disabled != "" {
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		return config.Entry{}, fmt.Errorf("the deployment has %d front ends (%q and %q); serve mounts exactly one", len(found), found[0].ID, found[1].ID)
+	case disabled != "":
 		return config.Entry{}, fmt.Errorf("the front end %q is disabled; serve needs it", disabled)
 	}
 	return config.Entry{}, fmt.Errorf(`the deployment has no front end (no entry provides %q); add "- name: mcp"`, frontend.Key.Name())

@@ -1,11 +1,13 @@
 package cmd_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -260,4 +262,53 @@ func TestServeWatchNeedsAFile(t *testing.T) {
 	res := dshhost(t, workspace(t), "", nil, "serve", "--watch")
 	assert.Equal(t, 2, res.code)
 	assert.Contains(t, res.stderr, "--watch needs a deployment file: pass --config FILE")
+}
+
+// TestServeWatchKeepsItsFrontEnd: a reload that would remove, rename or
+// duplicate the front end is refused, and serve goes on serving.
+func TestServeWatchKeepsItsFrontEnd(t *testing.T) {
+	w := workspace(t)
+	writeFile(t, filepath.Join(w, "a.txt"), "x\n")
+	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: toolfs\n  - name: mcp\n")
+	r := dshhost(t, w, "", nil, "serve", "--config", writeFile(t, filepath.Join(t.TempDir(), "two.yaml"), "plugins:\n  - name: fslocal\n  - name: mcp\n  - {name: mcp, id: second}\n"), "--workspace", w)
+	assert.Equal(t, 2, r.code)
+	assert.Equal(t, `dshhost serve: the deployment has 2 front ends ("mcp" and "second"); serve mounts exactly one`+"\n", r.stderr)
+
+	cmd := exec.Command(binary, "serve", "--watch", "--config", file, "--workspace", w)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	var logs syncBuffer
+	cmd.Stderr = &logs
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	for i, text := range []string{
+		"plugins:\n  - name: fslocal\n  - name: toolfs\n",
+		"plugins:\n  - name: fslocal\n  - name: toolfs\n  - {name: mcp, id: front}\n",
+	} {
+		writeFile(t, file, text)
+		require.Eventually(t, func() bool {
+			return strings.Count(logs.String(), `the front end \"mcp\" cannot be removed, renamed or replaced by a reload`) > i
+		}, 10*time.Second, 20*time.Millisecond, logs.String())
+		res := callTool(t, cs, "read", map[string]any{"file_path": "a.txt"})
+		assert.False(t, res.IsError, "still serving")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -191,3 +191,117 @@ func TestHTTPStreamsAreBounded(t *testing.T) {
 	_, isErr := call(t, cs, "list", map[string]any{})
 	assert.False(t, isErr, "calls go on")
 }
+
+// rawConn dials the served endpoint.
+func rawConn(t *testing.T, s *served) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(s.srv.URL(), "/mcp"), "http://"))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestHTTPARefusedRequestEndsItsConnection: a request without the token
+// that announces a large body is answered 401 and its connection closed at
+// once: nothing of the body is read, nothing keeps the connection.
+func TestHTTPARefusedRequestEndsItsConnection(t *testing.T) {
+	s := serveHTTP(t, nil)
+	c := rawConn(t, s)
+	_, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.True(t, resp.Close, "Connection: close")
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_, err = br.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the server closed the connection")
+}
+
+// TestHTTPSlowReadersNeverKeepANewClientOut: with 256 connections stalled
+// in their headers, a new client's request is still answered: the
+// connection reading longest is closed to make room.
+func TestHTTPSlowReadersNeverKeepANewClientOut(t *testing.T) {
+	s := serveHTTP(t, nil)
+	stalled := make([]net.Conn, 0, 256)
+	for range 256 {
+		c := rawConn(t, s)
+		_, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: localhost\r\n")
+		require.NoError(t, err)
+		stalled = append(stalled, c)
+	}
+	for range 3 {
+		resp := s.post(t, initialize, map[string]string{"Authorization": "Bearer secret"})
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	require.NoError(t, stalled[0].SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err := stalled[0].Read(make([]byte, 1))
+	assert.Error(t, err, "the oldest stalled connection was closed")
+}
+
+// TestHTTPSlowBodiesHoldOnlyWhatTheySent: four chunked POSTs that send one
+// byte and stall hold a chunk of the body budget each, not a whole
+// maxMessageBytes: a small request goes on at once.
+func TestHTTPSlowBodiesHoldOnlyWhatTheySent(t *testing.T) {
+	s := serveHTTP(t, nil)
+	for range 8 {
+		c := rawConn(t, s)
+		_, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer secret\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n")
+		require.NoError(t, err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		resp := s.post(t, initialize, map[string]string{"Authorization": "Bearer secret"})
+		done <- resp.StatusCode
+	}()
+	select {
+	case code := <-done:
+		assert.Equal(t, http.StatusOK, code)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a small request waited behind stalled bodies")
+	}
+}
+
+// TestHTTPDuplicateIDsCompareByValue: "\u0061b" is the id "ab".
+func TestHTTPDuplicateIDsCompareByValue(t *testing.T) {
+	s := serveHTTP(t, nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	_, err := events.FSObserved.On(s.Host.Root(), func(_ context.Context, o events.Observation) error {
+		if strings.HasSuffix(o.Target.DisplayPath, "slow.txt") {
+			close(started)
+			<-release
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(s.W, "slow.txt"), []byte("x\n"), 0o644))
+	cs, err := s.connectWith(t, "secret", true)
+	require.NoError(t, err)
+	hdr := map[string]string{"Authorization": "Bearer secret", "Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-06-18"}
+	first := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":"ab","method":"tools/call","params":{"name":"read","arguments":{"file_path":"slow.txt"}}}`))
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			first <- -1
+			return
+		}
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	<-started
+	resp := s.post(t, `{"jsonrpc":"2.0","id":"\u0061b","method":"ping"}`, hdr)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	_, _, msg := rpcErrorOf(t, resp)
+	assert.Equal(t, "duplicate request id: a request with this id is still in flight", msg)
+	close(release)
+	assert.Equal(t, http.StatusOK, <-first)
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // guard is the HTTP transport's front door (docs/mcp.md "Security model"):
@@ -26,11 +27,12 @@ import (
 //   - A DELETE that passed cancels its session's running calls before the
 //     SDK ends the session (sessioncalls.go).
 type guard struct {
-	next    http.Handler
-	calls   *sessionCalls // a DELETE cancels its session's running calls
-	creds   atomic.Pointer[[]hashedCredential]
-	hosts   []string
-	origins []string
+	next        http.Handler
+	calls       *sessionCalls // a DELETE cancels its session's running calls
+	readTimeout time.Duration // bounds reading each request
+	creds       atomic.Pointer[[]hashedCredential]
+	hosts       []string
+	origins     []string
 }
 
 // hashedCredential is a credential with its token's SHA-256.
@@ -39,8 +41,8 @@ type hashedCredential struct {
 	sum       [sha256.Size]byte
 }
 
-func newGuard(next http.Handler, calls *sessionCalls, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
-	g := &guard{next: next, calls: calls}
+func newGuard(next http.Handler, calls *sessionCalls, readTimeout time.Duration, listenHost, port string, tls bool, allowHosts, allowOrigins []string) *guard {
+	g := &guard{next: next, calls: calls, readTimeout: readTimeout}
 	scheme := "http"
 	if tls {
 		scheme = "https"
@@ -61,19 +63,20 @@ func newGuard(next http.Handler, calls *sessionCalls, listenHost, port string, t
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	deadline(w, g.readTimeout) // the body, whoever reads it
 	if !g.hostAllowed(r.Host) {
-		http.Error(w, "Forbidden: Host "+r.Host+" is not allowed", http.StatusForbidden)
+		refuse(w, "Forbidden: Host "+r.Host+" is not allowed", http.StatusForbidden)
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(g.origins, strings.ToLower(o)) {
-		http.Error(w, "Forbidden: Origin "+o+" is not allowed", http.StatusForbidden)
+		refuse(w, "Forbidden: Origin "+o+" is not allowed", http.StatusForbidden)
 		return
 	}
 	if creds := *g.creds.Load(); len(creds) > 0 {
 		principal, ok := authorized(creds, r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
-			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			refuse(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, principal))
@@ -84,6 +87,15 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.calls.cancel(id)
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// refuse answers a request the guard turns away and ends its connection,
+// so that an unauthenticated client neither keeps it open nor makes the
+// server read its body.
+func refuse(w http.ResponseWriter, message string, status int) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, message, status)
+	endReading(w)
 }
 
 // hostAllowed checks a Host header value (name or name:port).

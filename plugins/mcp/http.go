@@ -199,12 +199,12 @@ func (s *Server) listenHTTP(cfg Config, stderr io.Writer) error {
 			return &auth.TokenInfo{UserID: p}, nil
 		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(router)
 	}
-	g := newGuard(router, &s.calls, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins)
+	g := newGuard(router, &s.calls, cfg.ReadTimeout, listenHost, port, secure, cfg.AllowHosts, cfg.AllowOrigins)
 	g.setCredentials(creds)
 	s.guard = g
 	mux := http.NewServeMux()
 	mux.Handle(Path, g)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadTimeout, ConnState: conns.connState, ConnContext: withConn}
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: cfg.ReadTimeout, IdleTimeout: idleTimeout, ConnState: conns.connState, ConnContext: withConn}
 	scheme := "http"
 	if secure {
 		s.http.TLSConfig = &tls.Config{Certificates: certs, MinVersion: tls.VersionTLS12}
@@ -280,7 +280,12 @@ func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	modernHeader := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
 	if r.Method != http.MethodPost || r.Body == nil {
 		e.conns.doneReading(r)
+		noDeadline(w)
 		if r.Method == http.MethodGet {
+			if e.requests.isDraining() {
+				unavailable(w, "the server is shutting down")
+				return
+			}
 			if !e.streams.begin() {
 				unavailable(w, "too many open streams")
 				return
@@ -295,6 +300,7 @@ func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer e.bodies.Release(int64(cap(body)))
+	noDeadline(w)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	probe := probeBody(body)
 	if why := probe.idProblem(); why != "" {
@@ -302,12 +308,13 @@ func (e *eraRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	modern := modernHeader || probe.modern()
-	if session := r.Header.Get("Mcp-Session-Id"); !modern && session != "" && len(probe.ID) > 0 {
-		if !e.begin(session, string(probe.ID)) {
+	if session := r.Header.Get("Mcp-Session-Id"); !modern && session != "" && len(probe.ID) > 0 && probe.Method != "" {
+		id := canonicalID(probe.ID)
+		if !e.begin(session, id) {
 			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "duplicate request id: a request with this id is still in flight")
 			return
 		}
-		defer e.end(session, string(probe.ID))
+		defer e.end(session, id)
 	}
 	if probe.Method == "subscriptions/listen" {
 		if !e.streams.begin() {
@@ -332,55 +339,82 @@ func (e *eraRouter) handler(modern bool) http.Handler {
 	return e.stateful
 }
 
-// readBody reads r's body within the read timeout and the body budget; on
-// a failure it answers the request itself and reports false. The returned
-// slice's capacity is what it holds of the budget.
+// readBody reads r's body within the read timeout (the guard set the
+// deadline) and the body budget, taking its bytes from the budget as they
+// arrive (bodyChunk at a time), so that a slow sender holds no more than it
+// sent; on a failure it answers the request itself and reports false. The
+// returned slice's capacity is what it holds of the budget.
 func (e *eraRouter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(e.readTimeout))
 	defer e.conns.doneReading(r)
-	size := e.maxBody
-	if r.ContentLength >= 0 && r.ContentLength < size {
-		size = r.ContentLength
-	}
 	if r.ContentLength > e.maxBody {
+		w.Header().Set("Connection", "close")
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", e.maxBody), http.StatusRequestEntityTooLarge)
+		endReading(w)
 		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), e.readTimeout)
 	defer cancel()
-	if e.bodies.Acquire(ctx, size+1) != nil {
+	first := int64(bodyChunk)
+	if r.ContentLength >= 0 {
+		first = r.ContentLength + 1 // one more, to see the end
+	}
+	if e.bodies.Acquire(ctx, first) != nil {
 		unavailable(w, "too many request bodies are being read")
 		return nil, false
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, e.maxBody))
-	body := buf.Bytes()
-	if int64(cap(body)) != size+1 { // grown past the estimate: take the rest of the budget too
-		if e.bodies.Acquire(ctx, int64(cap(body))-(size+1)) != nil {
-			e.bodies.Release(size + 1)
-			unavailable(w, "too many request bodies are being read")
-			return nil, false
+	body, held := make([]byte, 0, first), first
+	src := http.MaxBytesReader(w, r.Body, e.maxBody)
+	var err error
+	for {
+		if len(body) == cap(body) {
+			more := min(int64(bodyChunk), e.maxBody+1-int64(len(body)))
+			if more <= 0 || e.bodies.Acquire(ctx, more) != nil {
+				e.bodies.Release(held)
+				unavailable(w, "too many request bodies are being read")
+				return nil, false
+			}
+			grown := make([]byte, len(body), int64(cap(body))+more)
+			copy(grown, body)
+			body, held = grown, held+more
+		}
+		var n int
+		n, err = src.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err != nil {
+			break
 		}
 	}
-	if err != nil {
-		// The connection ends with this answer: the rest of the body is
-		// never read (its deadline stays past).
-		e.bodies.Release(int64(cap(body)))
-		w.Header().Set("Connection", "close")
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			http.Error(w, fmt.Sprintf("request body not received within %s", e.readTimeout), http.StatusRequestTimeout)
-		default:
-			http.Error(w, "failed to read the request body", http.StatusBadRequest)
-		}
-		return nil, false
+	if errors.Is(err, io.EOF) {
+		return body[:len(body):held], true
 	}
-	_ = rc.SetReadDeadline(time.Time{})
-	return body, true
+	// The connection ends with this answer: the rest of the body is never
+	// read (its deadline stays past).
+	e.bodies.Release(held)
+	w.Header().Set("Connection", "close")
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		http.Error(w, fmt.Sprintf("request body not received within %s", e.readTimeout), http.StatusRequestTimeout)
+	default:
+		http.Error(w, "failed to read the request body", http.StatusBadRequest)
+	}
+	endReading(w)
+	return nil, false
+}
+
+// canonicalID is the key of a request id for the in-flight check: a
+// string by its value, a number by its integer value (`-0` is `0`).
+func canonicalID(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return "s" + s
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return "n" + strconv.FormatInt(n, 10)
+	}
+	return "r" + string(raw)
 }
 
 // begin records request id as being served in legacy session; false when

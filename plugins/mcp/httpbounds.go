@@ -22,8 +22,15 @@ const (
 	// wait in the kernel's backlog.
 	maxConnectionsCeiling = 4096
 	// maxReading bounds the connections still in a request's headers or
-	// body; past it a new connection is closed at once.
+	// body; past it the one that has been reading longest is closed, so
+	// that slow or stalled senders never keep a new client out.
 	maxReading = 256
+	// idleTimeout ends a kept-alive connection without a request for this
+	// long.
+	idleTimeout = 2 * time.Minute
+	// bodyChunk is the step in which a request body's bytes are taken from
+	// the budget as they arrive.
+	bodyChunk = 64 << 10
 	// maxStreams bounds the long-lived streams (a legacy session's GET, a
 	// 2026-07-28 subscriptions/listen); past it a new one gets 503.
 	maxStreams = 256
@@ -51,12 +58,12 @@ type connBounds struct {
 	done  chan struct{} // closed when the listener closes: a waiting Accept returns
 
 	mu       sync.Mutex
-	reading  map[net.Conn]bool // every connection: whether it reads a request
-	nReading int               // the true ones
+	reading  map[net.Conn]time.Time // every connection: since when it reads a request (zero: it does not)
+	nReading int                    // the non-zero ones
 }
 
 func newConnBounds() *connBounds {
-	return &connBounds{slots: make(chan struct{}, maxConnections()), done: make(chan struct{}), reading: map[net.Conn]bool{}}
+	return &connBounds{slots: make(chan struct{}, maxConnections()), done: make(chan struct{}), reading: map[net.Conn]time.Time{}}
 }
 
 // listener bounds ln's accepted connections.
@@ -104,19 +111,18 @@ func (c *slotConn) Close() error {
 
 // connState is the http.Server's ConnState hook: a connection reads from
 // its first byte (new, or active again after idle) until doneReading or
-// idle; a new one past maxReading is closed.
+// idle; past maxReading the one reading longest is closed.
 func (b *connBounds) connState(c net.Conn, st http.ConnState) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch st {
 	case http.StateNew:
 		if b.nReading >= maxReading {
-			_ = c.Close()
-			return
+			b.closeOldestLocked()
 		}
 		b.setLocked(c, true)
 	case http.StateActive:
-		if _, known := b.reading[c]; known {
+		if since, known := b.reading[c]; known && since.IsZero() {
 			b.setLocked(c, true)
 		}
 	case http.StateIdle:
@@ -127,16 +133,35 @@ func (b *connBounds) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// setLocked records whether c reads a request; b.mu is held.
-func (b *connBounds) setLocked(c net.Conn, reading bool) {
-	if was := b.reading[c]; was != reading {
-		if reading {
-			b.nReading++
-		} else {
-			b.nReading--
+// closeOldestLocked closes the connection that has been reading a request
+// longest; b.mu is held.
+func (b *connBounds) closeOldestLocked() {
+	var oldest net.Conn
+	var since time.Time
+	for c, t := range b.reading {
+		if !t.IsZero() && (oldest == nil || t.Before(since)) {
+			oldest, since = c, t
 		}
 	}
-	b.reading[c] = reading
+	if oldest != nil {
+		b.setLocked(oldest, false)
+		_ = oldest.Close()
+	}
+}
+
+// setLocked records whether c reads a request; b.mu is held.
+func (b *connBounds) setLocked(c net.Conn, reading bool) {
+	was := !b.reading[c].IsZero()
+	switch {
+	case reading && !was:
+		b.nReading++
+		b.reading[c] = time.Now()
+	case !reading && was:
+		b.nReading--
+		b.reading[c] = time.Time{}
+	case !reading:
+		b.reading[c] = time.Time{}
+	}
 }
 
 // doneReading marks the connection of r as past its request's body.
@@ -150,6 +175,24 @@ func (b *connBounds) doneReading(r *http.Request) {
 	if _, known := b.reading[c]; known {
 		b.setLocked(c, false)
 	}
+}
+
+// deadline bounds reading the rest of r (its body, or what net/http would
+// drain of it after an answer) by d from now.
+func deadline(w http.ResponseWriter, d time.Duration) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+}
+
+// endReading makes the rest of r's body unreadable at once, so that the
+// connection closes after the answer instead of net/http draining the body.
+func endReading(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Unix(1, 0))
+}
+
+// noDeadline lifts the read deadline of r's connection, for a handler that
+// holds it long (a stream) or once its body was read.
+func noDeadline(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 }
 
 // connKey carries a request's connection in its context (ConnContext).
