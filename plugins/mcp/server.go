@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/host"
@@ -217,6 +218,8 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return nil, err
 		case ask != nil:
 			return ask, nil
+		case res.Protocol != nil:
+			return nil, protocolError(res.Protocol)
 		}
 		return toMCP(res), nil
 	}
@@ -373,12 +376,35 @@ func legacySession(req *mcp.CallToolRequest) *mcp.ServerSession {
 func toMCP(res tools.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content)), Meta: resultMeta(res)}
 	for _, b := range res.Content {
-		out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
+		out.Content = append(out.Content, content(b))
 	}
 	if !res.IsError && res.Summary != nil {
 		out.StructuredContent = res.Summary
 	}
 	return out
+}
+
+// content is a block as MCP content.
+func content(b tools.Block) mcp.Content {
+	switch b.Type {
+	case "image":
+		return &mcp.ImageContent{MIMEType: b.MIMEType, Data: b.Data}
+	case "audio":
+		return &mcp.AudioContent{MIMEType: b.MIMEType, Data: b.Data}
+	case "resource":
+		return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Blob: b.Data}}
+	}
+	return &mcp.TextContent{Text: b.Text}
+}
+
+// protocolError is a tool's protocol error as the JSON-RPC error of the
+// request.
+func protocolError(p *tools.ProtocolError) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: p.Code, Message: p.Message}
+	if p.Data != nil {
+		e.Data, _ = json.Marshal(p.Data)
+	}
+	return e
 }
 
 // resultMeta returns the _meta fields of a result: the tool's metadata

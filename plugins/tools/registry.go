@@ -264,6 +264,9 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 		value, err = e.tool.Execute(ctx, args, &x)
 		return err
 	})
+	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
+		return Result{IsError: true, Protocol: pe}
+	}
 	if err != nil {
 		return failure(err)
 	}
