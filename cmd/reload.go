@@ -71,7 +71,7 @@ func (r reloadReport) String() string {
 }
 
 // reloader applies a changed deployment to a running runtime as a
-// transaction (issue 13, host §3.7 "Reload"): the candidate is loaded
+// transaction (host §3.7 "Reload"): the candidate is loaded
 // fresh through every layer (file, env, flags, workspace) and validated
 // whole before anything is touched; then entries are reconciled by id. The
 // caller serialises reloads (serve: one watcher goroutine, under the

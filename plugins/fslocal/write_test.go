@@ -323,7 +323,7 @@ func TestWriteTextAtomicityAndCleanup(t *testing.T) {
 		_, err := w.p.WriteText(ctx, w.target("f.txt"), "new", nil)
 		require.NoError(t, err)
 		assert.NoFileExists(t, stale)
-		assert.NoFileExists(t, other, "a staging file of another name is swept too (issue 11)")
+		assert.NoFileExists(t, other, "a staging file of another name is swept too")
 		assert.FileExists(t, unrelated, "a name that is not a staging name is never touched")
 	})
 	t.Run("a staging file whose writer is alive is not swept", func(t *testing.T) {

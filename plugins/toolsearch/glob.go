@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dsh-go/dsh/internal/glob"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -51,7 +50,7 @@ func (se *searcher) glob(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, err
 	}
-	pat, reason := glob.Compile(pattern)
+	pat, reason := compileGlob(pattern)
 	if reason != "" {
 		return nil, errInvalidGlob("glob pattern", reason)
 	}
@@ -91,7 +90,7 @@ func (h *oldestFirst) Pop() any {
 	return x
 }
 
-func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, offset float64, exec *tools.Exec) (globValue, error) {
+func (se *searcher) runGlob(ctx context.Context, pat globPattern, path string, offset float64, exec *tools.Exec) (globValue, error) {
 	walker, ok := se.fs.(fsapi.Walker)
 	if !ok {
 		return globValue{}, errUnavailable("glob")

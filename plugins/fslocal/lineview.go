@@ -1,17 +1,17 @@
-package eol
+package fslocal
 
 import (
 	"sort"
 	"strings"
 )
 
-// View is the LF view of a raw text together with the map back to it
+// lineView is the LF view of a raw text together with the map back to it
 // (contract §3.8 step 6). Text is the raw text with every CRLF pair replaced
 // by LF. An LF of Text that came from a CRLF pair covers both raw bytes, so a
 // span of Text maps to exactly one span of the raw text.
 //
 // The map costs one int per CRLF pair, not one per byte.
-type View struct {
+type lineView struct {
 	// Text is the LF view.
 	Text string
 	// pairs holds, in ascending order, the Text offsets of the LFs that came
@@ -19,11 +19,11 @@ type View struct {
 	pairs []int
 }
 
-// NewView builds the LF view of raw.
-func NewView(raw string) View {
+// newLineView builds the LF view of raw.
+func newLineView(raw string) lineView {
 	n := strings.Count(raw, "\r\n")
 	if n == 0 {
-		return View{Text: raw}
+		return lineView{Text: raw}
 	}
 	pairs := make([]int, 0, n)
 	var b strings.Builder
@@ -40,14 +40,17 @@ func NewView(raw string) View {
 		start += i + 2
 	}
 	b.WriteString(raw[start:])
-	return View{Text: b.String(), pairs: pairs}
+	return lineView{Text: b.String(), pairs: pairs}
 }
 
-// Raw returns the raw offset of view offset v (0 ≤ v ≤ len(Text)): the raw
+// raw returns the raw offset of view offset v (0 ≤ v ≤ len(Text)): the raw
 // start of the view byte at v, or len(raw) for v = len(Text). The raw span
-// of the view span [a, b) is [Raw(a), Raw(b)).
-func (v View) Raw(off int) int {
+// of the view span [a, b) is [raw(a), raw(b)).
+func (v lineView) raw(off int) int {
 	// Every pair strictly before off adds the CR byte that the view dropped.
 	k := sort.SearchInts(v.pairs, off)
 	return off + k
 }
+
+// pairCount returns the number of CRLF pairs of the raw text.
+func (v lineView) pairCount() int { return len(v.pairs) }

@@ -1,10 +1,10 @@
-package gitignore
+package toolsearch
 
 import "strings"
 
-// Level is the ignore files of one directory, in precedence order
+// ignoreLevel is the ignore files of one directory, in precedence order
 // (`.ignore` before `.gitignore`, search.md §6.4.1).
-type Level struct {
+type ignoreLevel struct {
 	// Dir is the directory's path below the search root ("" for the root
 	// and for directories above it).
 	Dir string
@@ -13,23 +13,23 @@ type Level struct {
 	// files of B when the root is B/sub/deep.
 	Above string
 	// Files are the directory's ignore files, most important first.
-	Files []*Rules
+	Files []*ignoreRules
 }
 
-// Stack is the chain of ignore levels that apply to the entry being walked,
+// ignoreStack is the chain of ignore levels that apply to the entry being walked,
 // shallowest first. The zero value ignores nothing. A walk pushes a level
 // when it opens a directory with ignore files and trims the stack to the
 // ancestors of each entry before asking.
-type Stack struct {
-	levels []Level
+type ignoreStack struct {
+	levels []ignoreLevel
 }
 
 // Push adds the level of a directory opened below (or at) the last one.
-func (s *Stack) Push(l Level) { s.levels = append(s.levels, l) }
+func (s *ignoreStack) Push(l ignoreLevel) { s.levels = append(s.levels, l) }
 
 // Trim drops the levels whose directory is not an ancestor of (or equal to)
 // the directory holding the entry at path below the search root.
-func (s *Stack) Trim(path string) {
+func (s *ignoreStack) Trim(path string) {
 	for len(s.levels) > 0 {
 		d := s.levels[len(s.levels)-1].Dir
 		if d == "" || (strings.HasPrefix(path, d) && len(path) > len(d) && path[len(d)] == '/') {
@@ -41,10 +41,10 @@ func (s *Stack) Trim(path string) {
 
 // Ignored reports whether the entry at path below the search root is
 // ignored (search.md §6.4.1): the levels are consulted from the deepest
-// upwards, in each its files in order, and in a file the last matching rule
-// counts; the first file with a matching rule decides. No match anywhere
+// upwards, in each its files in order, and in a file the last matching ignoreRule
+// counts; the first file with a matching ignoreRule decides. No match anywhere
 // keeps the entry. Call Trim(path) first.
-func (s *Stack) Ignored(path string, isDir bool) bool {
+func (s *ignoreStack) Ignored(path string, isDir bool) bool {
 	for i := len(s.levels) - 1; i >= 0; i-- {
 		l := &s.levels[i]
 		rel := path
@@ -63,4 +63,4 @@ func (s *Stack) Ignored(path string, isDir bool) bool {
 }
 
 // Len returns the number of levels.
-func (s *Stack) Len() int { return len(s.levels) }
+func (s *ignoreStack) Len() int { return len(s.levels) }

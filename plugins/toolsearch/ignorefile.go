@@ -1,12 +1,4 @@
-// Package gitignore reads ignore files (`.gitignore`, `.ignore`) with git's
-// rules as search.md §6.4.1 states them, and decides whether a path is
-// ignored by a stack of them, deepest directory first.
-//
-// Patterns are matched with doublestar after `{` and `}` are escaped (braces
-// are literal in git), with git's anchoring, directory-only rules, `**`
-// forms and negation. Not supported, as the spec leaves them out: POSIX
-// character classes (`[[:alpha:]]`), `core.ignoreCase`.
-package gitignore
+package toolsearch
 
 import (
 	"bytes"
@@ -15,28 +7,37 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Rules are the rules of one ignore file, in file order.
-type Rules struct {
-	rules []rule
+// Ignore files (`.gitignore`, `.ignore`) read with git's rules as
+// search.md §6.4.1 states them, and whether a path is ignored by a stack of
+// them, deepest directory first (ignorestack.go).
+//
+// Patterns are matched with doublestar after `{` and `}` are escaped (braces
+// are literal in git), with git's anchoring, directory-only rules, `**`
+// forms and negation. Not supported, as the spec leaves them out: POSIX
+// character classes (`[[:alpha:]]`), `core.ignoreCase`.
+
+// ignoreRules are the rules of one ignore file, in file order.
+type ignoreRules struct {
+	rules []ignoreRule
 }
 
-// rule is one pattern line.
-type rule struct {
+// ignoreRule is one pattern line.
+type ignoreRule struct {
 	expr     string // doublestar pattern, braces escaped
 	negate   bool   // a leading "!"
 	dirOnly  bool   // a trailing "/"
 	anchored bool   // matched against the path relative to the file's directory
 }
 
-// Parse reads an ignore file (search.md §6.4.1): a leading UTF-8 BOM is
+// parseIgnoreFile reads an ignore file (search.md §6.4.1): a leading UTF-8 BOM is
 // removed; lines are split on LF, a trailing CR and trailing unescaped
 // spaces are removed; blank lines and lines starting with `#` are skipped;
-// `\#` and `\!` escape a leading `#` or `!`; a leading `!` negates. A rule
+// `\#` and `\!` escape a leading `#` or `!`; a leading `!` negates. A ignoreRule
 // whose glob is invalid once braces are escaped (a dangling `\`, an unclosed
 // or empty class) is skipped.
-func Parse(data []byte) *Rules {
+func parseIgnoreFile(data []byte) *ignoreRules {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	r := &Rules{}
+	r := &ignoreRules{}
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -51,14 +52,14 @@ func Parse(data []byte) *Rules {
 	return r
 }
 
-// parseLine parses one line; false for a line that holds no rule.
-func parseLine(line string) (rule, bool) {
+// parseLine parses one line; false for a line that holds no ignoreRule.
+func parseLine(line string) (ignoreRule, bool) {
 	line = strings.TrimSuffix(line, "\r")
 	line = trimTrailingSpaces(line)
 	if line == "" || line[0] == '#' {
-		return rule{}, false
+		return ignoreRule{}, false
 	}
-	var ru rule
+	var ru ignoreRule
 	if line[0] == '!' {
 		ru.negate = true
 		line = line[1:]
@@ -68,14 +69,14 @@ func parseLine(line string) (rule, bool) {
 		line = line[:len(line)-1]
 	}
 	if line == "" {
-		return rule{}, false
+		return ignoreRule{}, false
 	}
 	if i := strings.IndexByte(line, '/'); i >= 0 {
 		ru.anchored = true
 		if i == 0 {
 			line = line[1:]
 			if line == "" {
-				return rule{}, false
+				return ignoreRule{}, false
 			}
 		}
 	}
@@ -85,7 +86,7 @@ func parseLine(line string) (rule, bool) {
 		expr = expr[:len(expr)-len("/**")] + "/*/**"
 	}
 	if !doublestar.ValidatePattern(expr) {
-		return rule{}, false
+		return ignoreRule{}, false
 	}
 	ru.expr = expr
 	return ru, true
@@ -133,14 +134,14 @@ func escapeBraces(s string) string {
 }
 
 // Len returns the number of rules.
-func (r *Rules) Len() int { return len(r.rules) }
+func (r *ignoreRules) Len() int { return len(r.rules) }
 
-// Match returns the verdict of the last rule of r that matches the entry
+// Match returns the verdict of the last ignoreRule of r that matches the entry
 // whose path relative to the file's directory is rel (with '/'
 // separators), whose name is its last segment: matched reports whether any
-// rule matched, and ignore whether that rule ignores (true) or re-includes
-// (a negated rule, false).
-func (r *Rules) Match(rel string, isDir bool) (matched, ignore bool) {
+// ignoreRule matched, and ignore whether that ignoreRule ignores (true) or re-includes
+// (a negated ignoreRule, false).
+func (r *ignoreRules) Match(rel string, isDir bool) (matched, ignore bool) {
 	name := rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		name = rel[i+1:]

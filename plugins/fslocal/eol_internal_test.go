@@ -1,12 +1,10 @@
-package eol_test
+package fslocal
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/dsh-go/dsh/internal/eol"
 )
 
 func TestStripBOM(t *testing.T) {
@@ -22,10 +20,10 @@ func TestStripBOM(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, had := eol.StripBOM(tc.in)
+			got, had := stripBOM(tc.in)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.had, had)
-			assert.Equal(t, tc.had, eol.HasBOM(tc.in))
+			assert.Equal(t, tc.had, hasBOM(tc.in))
 		})
 	}
 }
@@ -40,7 +38,7 @@ func TestToLF(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, eol.ToLF(tc.in))
+			assert.Equal(t, tc.want, toLF(tc.in))
 		})
 	}
 }
@@ -59,7 +57,7 @@ func TestCRLFDominant(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, eol.CRLFDominant(tc.in))
+			assert.Equal(t, tc.want, crlfDominant(tc.in))
 		})
 	}
 }
@@ -75,15 +73,15 @@ func TestBareLFToCRLF(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, eol.BareLFToCRLF(tc.in))
+			assert.Equal(t, tc.want, bareLFToCRLF(tc.in))
 		})
 	}
 }
 
 func TestLFToCRLF(t *testing.T) {
-	assert.Equal(t, "a\r\nb", eol.LFToCRLF("a\nb"))
-	assert.Equal(t, "a\r\r\nb", eol.LFToCRLF("a\r\nb"), "a lone CR before an LF stays in front of the new pair")
-	assert.Equal(t, "ab", eol.LFToCRLF("ab"))
+	assert.Equal(t, "a\r\nb", lfToCRLF("a\nb"))
+	assert.Equal(t, "a\r\r\nb", lfToCRLF("a\r\nb"), "a lone CR before an LF stays in front of the new pair")
+	assert.Equal(t, "ab", lfToCRLF("ab"))
 }
 
 func TestViewMapsBackToRaw(t *testing.T) {
@@ -100,13 +98,13 @@ func TestViewMapsBackToRaw(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := eol.NewView(tc.raw)
+			v := newLineView(tc.raw)
 			assert.Equal(t, tc.view, v.Text)
-			assert.Equal(t, len(tc.raw), v.Raw(len(v.Text)), "the end maps to the raw end")
+			assert.Equal(t, len(tc.raw), v.raw(len(v.Text)), "the end maps to the raw end")
 			// Every view byte maps to a raw span whose LF view is that byte.
 			for i := 0; i < len(v.Text); i++ {
-				span := tc.raw[v.Raw(i):v.Raw(i+1)]
-				assert.Equal(t, v.Text[i:i+1], eol.ToLF(span), "view byte %d", i)
+				span := tc.raw[v.raw(i):v.raw(i+1)]
+				assert.Equal(t, v.Text[i:i+1], toLF(span), "view byte %d", i)
 			}
 		})
 	}
@@ -114,7 +112,7 @@ func TestViewMapsBackToRaw(t *testing.T) {
 
 func TestViewSpanOfAPairCoversBothBytes(t *testing.T) {
 	raw := "one\r\ntwo\r\n"
-	v := eol.NewView(raw)
+	v := newLineView(raw)
 	i := strings.Index(v.Text, "\ntwo")
-	assert.Equal(t, "\r\ntwo", raw[v.Raw(i):v.Raw(i+4)])
+	assert.Equal(t, "\r\ntwo", raw[v.raw(i):v.raw(i+4)])
 }

@@ -1,7 +1,4 @@
-// Package glob is the glob pattern language of the search tools
-// (search.md §4.5): doublestar's syntax, our anchoring rules and a validator
-// that names the first problem of an invalid pattern.
-package glob
+package toolsearch
 
 import (
 	"strings"
@@ -9,33 +6,37 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// The reasons Validate reports (search.md §4.5).
+// The glob pattern language of the search tools (search.md §4.5):
+// doublestar's syntax, our anchoring rules and a validator that names the
+// first problem of an invalid pattern.
+
+// The reasons validateGlob reports (search.md §4.5).
 const (
-	ReasonDanglingEscape = `dangling '\'`
-	ReasonUnclosedClass  = "unclosed character class; missing ']'"
-	ReasonEmptyClass     = "empty character class"
-	ReasonUnopenedAlt    = "unopened alternate group; unexpected '}'"
-	ReasonUnclosedAlt    = "unclosed alternate group; missing '}'"
-	// ReasonTooManyAlternatives is Compile's reason for a valid pattern
-	// whose braces expand to more than MaxExpansions patterns.
-	ReasonTooManyAlternatives = "its braces expand to more than 1024 patterns"
+	reasonDanglingEscape = `dangling '\'`
+	reasonUnclosedClass  = "unclosed character class; missing ']'"
+	reasonEmptyClass     = "empty character class"
+	reasonUnopenedAlt    = "unopened alternate group; unexpected '}'"
+	reasonUnclosedAlt    = "unclosed alternate group; missing '}'"
+	// reasonTooManyAlternatives is compileGlob's reason for a valid pattern
+	// whose braces expand to more than maxGlobExpansions patterns.
+	reasonTooManyAlternatives = "its braces expand to more than 1024 patterns"
 )
 
-// MaxExpansions is the most brace-free patterns a pattern's braces may
+// maxGlobExpansions is the most brace-free patterns a pattern's braces may
 // expand to (`{a,b}{c,d}` expands to 4, `{a,{b,c}}` to 3). doublestar
 // matches a brace group by trying each alternative with the rest of the
 // pattern, so one match costs up to that many brace-free matches:
 // `{a,a}` twenty-four times over took 16 s per name. Our bound, beyond
 // search.md §4.5, documented in docs/search.md.
-const MaxExpansions = 1024
+const maxGlobExpansions = 1024
 
-// Validate scans pattern left to right and returns the first problem found,
+// validateGlob scans pattern left to right and returns the first problem found,
 // or "" when the pattern is valid (search.md §4.5): a trailing `\`; a `[`
 // never closed by `]` (inside a class a `\` escapes the next character, and
 // one that ends the pattern reports the unclosed class); a class with no
 // members (`[]`, `[!]`, `[^]`); a `}` with no open `{`; a `{` still open at
 // the end. It rejects exactly what doublestar.ValidatePattern rejects.
-func Validate(pattern string) string {
+func validateGlob(pattern string) string {
 	depth := 0
 	n := len(pattern)
 	for i := 0; i < n; i++ {
@@ -43,7 +44,7 @@ func Validate(pattern string) string {
 		case '\\':
 			i++
 			if i >= n {
-				return ReasonDanglingEscape
+				return reasonDanglingEscape
 			}
 		case '[':
 			i++
@@ -51,10 +52,10 @@ func Validate(pattern string) string {
 				i++
 			}
 			if i >= n {
-				return ReasonUnclosedClass
+				return reasonUnclosedClass
 			}
 			if pattern[i] == ']' {
-				return ReasonEmptyClass
+				return reasonEmptyClass
 			}
 			closed := false
 			for ; i < n; i++ {
@@ -66,46 +67,46 @@ func Validate(pattern string) string {
 				}
 			}
 			if !closed {
-				return ReasonUnclosedClass
+				return reasonUnclosedClass
 			}
 		case '{':
 			depth++
 		case '}':
 			if depth == 0 {
-				return ReasonUnopenedAlt
+				return reasonUnopenedAlt
 			}
 			depth--
 		}
 	}
 	if depth > 0 {
-		return ReasonUnclosedAlt
+		return reasonUnclosedAlt
 	}
 	return ""
 }
 
-// Pattern is a validated glob with its anchoring decided (search.md §4.5).
+// globPattern is a validated glob with its anchoring decided (search.md §4.5).
 // The zero value matches nothing.
-type Pattern struct {
+type globPattern struct {
 	expr     string // the pattern after removing leading "/" and "./"
 	anchored bool   // matched against the whole path, else against the name
 	none     bool   // ends with "/" or is empty after the prefix removal
 }
 
-// Compile validates pattern, refuses one whose braces expand to more than
-// MaxExpansions patterns (ReasonTooManyAlternatives), and applies the
+// compileGlob validates pattern, refuses one whose braces expand to more than
+// maxGlobExpansions patterns (reasonTooManyAlternatives), and applies the
 // anchoring rules: while the
 // pattern starts with `/` or `./` that prefix is removed and the pattern is
 // anchored; a pattern holding `/` anywhere is anchored too; one that ends
 // with `/` or is empty after the removal matches no file. It returns the
-// Validate reason for an invalid pattern.
-func Compile(pattern string) (Pattern, string) {
-	if reason := Validate(pattern); reason != "" {
-		return Pattern{}, reason
+// validateGlob reason for an invalid pattern.
+func compileGlob(pattern string) (globPattern, string) {
+	if reason := validateGlob(pattern); reason != "" {
+		return globPattern{}, reason
 	}
-	if Expansions(pattern) > MaxExpansions {
-		return Pattern{}, ReasonTooManyAlternatives
+	if globExpansions(pattern) > maxGlobExpansions {
+		return globPattern{}, reasonTooManyAlternatives
 	}
-	p := Pattern{expr: pattern}
+	p := globPattern{expr: pattern}
 	for {
 		switch {
 		case strings.HasPrefix(p.expr, "/"):
@@ -125,12 +126,12 @@ func Compile(pattern string) (Pattern, string) {
 }
 
 // Anchored reports whether the pattern is matched against the whole path.
-func (p Pattern) Anchored() bool { return p.anchored }
+func (p globPattern) Anchored() bool { return p.anchored }
 
 // Match reports whether a file whose path below the search root is rel
 // (with '/' separators) and whose name is name matches: an anchored pattern
 // against rel, any other against name.
-func (p Pattern) Match(rel, name string) bool {
+func (p globPattern) Match(rel, name string) bool {
 	if p.none {
 		return false
 	}
@@ -140,11 +141,11 @@ func (p Pattern) Match(rel, name string) bool {
 	return doublestar.MatchUnvalidated(p.expr, name)
 }
 
-// HasListComma reports whether include has a comma outside braces and
+// hasListComma reports whether include has a comma outside braces and
 // outside `[...]` classes (search.md §6.2 step 5). Braces are counted
 // literally ({ opens, } closes, never below zero) and a backslash escapes
-// nothing, so `a\,b` is a list; classes are skipped as Validate scans them.
-func HasListComma(include string) bool {
+// nothing, so `a\,b` is a list; classes are skipped as validateGlob scans them.
+func hasListComma(include string) bool {
 	depth := 0
 	n := len(include)
 	for i := 0; i < n; i++ {
@@ -164,7 +165,7 @@ func HasListComma(include string) bool {
 					break
 				}
 			}
-			i = j // an unclosed class runs to the end, as Validate scans it
+			i = j // an unclosed class runs to the end, as validateGlob scans it
 		case '{':
 			depth++
 		case '}':
@@ -180,14 +181,14 @@ func HasListComma(include string) bool {
 	return false
 }
 
-// Expansions returns how many brace-free patterns the braces of the valid
+// globExpansions returns how many brace-free patterns the braces of the valid
 // pattern expand to: the product over its brace groups of the sum over
 // each group's alternatives of their own expansions (nested groups
 // count within their alternative). Braces and commas are found as
 // doublestar finds them: a backslash escapes the next byte and a `[...]`
-// class is skipped. The count stops growing past MaxExpansions (it then
-// returns MaxExpansions+1), so it is cheap for any pattern.
-func Expansions(pattern string) int {
+// class is skipped. The count stops growing past maxGlobExpansions (it then
+// returns maxGlobExpansions+1), so it is cheap for any pattern.
+func globExpansions(pattern string) int {
 	n := 1
 	for i := 0; i < len(pattern); i++ {
 		switch pattern[i] {
@@ -199,9 +200,9 @@ func Expansions(pattern string) int {
 			alts, end := group(pattern, i)
 			sum := 0
 			for _, alt := range alts {
-				sum = min(sum+Expansions(alt), MaxExpansions+1)
+				sum = min(sum+globExpansions(alt), maxGlobExpansions+1)
 			}
-			n = min(n*sum, MaxExpansions+1)
+			n = min(n*sum, maxGlobExpansions+1)
 			i = end
 		}
 	}

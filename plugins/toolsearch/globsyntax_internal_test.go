@@ -1,4 +1,4 @@
-package glob
+package toolsearch
 
 import (
 	"strings"
@@ -15,32 +15,32 @@ func TestValidateNamesTheFirstProblem(t *testing.T) {
 		{"{}", ""},
 		{`\*`, ""},
 		{"[a-z]", ""},
-		{"[]]", ReasonEmptyClass},
-		{`a\`, ReasonDanglingEscape},
-		{"[ab", ReasonUnclosedClass},
-		{`[a\`, ReasonUnclosedClass},
-		{`[a\]`, ReasonUnclosedClass},
-		{"[", ReasonUnclosedClass},
-		{"[!", ReasonUnclosedClass},
-		{"[]", ReasonEmptyClass},
-		{"[!]", ReasonEmptyClass},
-		{"[^]", ReasonEmptyClass},
-		{"[]x", ReasonEmptyClass},
-		{"a}", ReasonUnopenedAlt},
-		{"{a,b", ReasonUnclosedAlt},
-		{"{a}}", ReasonUnopenedAlt},
-		{"}{", ReasonUnopenedAlt},
-		{`{a\`, ReasonDanglingEscape},
-		{"[ab{", ReasonUnclosedClass},
-		{"{[", ReasonUnclosedClass},
+		{"[]]", reasonEmptyClass},
+		{`a\`, reasonDanglingEscape},
+		{"[ab", reasonUnclosedClass},
+		{`[a\`, reasonUnclosedClass},
+		{`[a\]`, reasonUnclosedClass},
+		{"[", reasonUnclosedClass},
+		{"[!", reasonUnclosedClass},
+		{"[]", reasonEmptyClass},
+		{"[!]", reasonEmptyClass},
+		{"[^]", reasonEmptyClass},
+		{"[]x", reasonEmptyClass},
+		{"a}", reasonUnopenedAlt},
+		{"{a,b", reasonUnclosedAlt},
+		{"{a}}", reasonUnopenedAlt},
+		{"}{", reasonUnopenedAlt},
+		{`{a\`, reasonDanglingEscape},
+		{"[ab{", reasonUnclosedClass},
+		{"{[", reasonUnclosedClass},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, Validate(tc.pattern), "pattern %q", tc.pattern)
+		assert.Equal(t, tc.want, validateGlob(tc.pattern), "pattern %q", tc.pattern)
 		assert.Equal(t, tc.want == "", doublestar.ValidatePattern(tc.pattern), "doublestar agrees on %q", tc.pattern)
 	}
 }
 
-// FuzzValidate checks that Validate rejects exactly what doublestar rejects,
+// FuzzValidate checks that validateGlob rejects exactly what doublestar rejects,
 // never panics, and that a valid pattern compiles and matches without
 // panicking.
 func FuzzValidate(f *testing.F) {
@@ -48,13 +48,13 @@ func FuzzValidate(f *testing.F) {
 		f.Add(s, "a/b.go")
 	}
 	f.Fuzz(func(t *testing.T, pattern, path string) {
-		reason := Validate(pattern)
+		reason := validateGlob(pattern)
 		if (reason == "") != doublestar.ValidatePattern(pattern) {
-			t.Fatalf("Validate(%q) = %q, doublestar.ValidatePattern = %v", pattern, reason, doublestar.ValidatePattern(pattern))
+			t.Fatalf("validateGlob(%q) = %q, doublestar.ValidatePattern = %v", pattern, reason, doublestar.ValidatePattern(pattern))
 		}
-		p, r := Compile(pattern)
+		p, r := compileGlob(pattern)
 		if r != reason {
-			t.Fatalf("Compile reason %q, Validate %q", r, reason)
+			t.Fatalf("compileGlob reason %q, validateGlob %q", r, reason)
 		}
 		if r == "" {
 			name := path
@@ -66,7 +66,7 @@ func FuzzValidate(f *testing.F) {
 			}
 			p.Match(path, name)
 		}
-		HasListComma(pattern)
+		hasListComma(pattern)
 	})
 }
 
@@ -104,7 +104,7 @@ func TestAnchoring(t *testing.T) {
 		{"a,b", "a,b", true},
 	}
 	for _, tc := range tests {
-		p, reason := Compile(tc.pattern)
+		p, reason := compileGlob(tc.pattern)
 		assert.Empty(t, reason, tc.pattern)
 		name := tc.rel
 		for i := len(tc.rel) - 1; i >= 0; i-- {
@@ -115,7 +115,7 @@ func TestAnchoring(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, p.Match(tc.rel, name), "%q against %q", tc.pattern, tc.rel)
 	}
-	var zero Pattern
+	var zero globPattern
 	assert.False(t, zero.Match("a", "a"), "the zero pattern matches nothing")
 }
 
@@ -136,7 +136,7 @@ func TestHasListComma(t *testing.T) {
 		{"plain", false},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, HasListComma(tc.include), tc.include)
+		assert.Equal(t, tc.want, hasListComma(tc.include), tc.include)
 	}
 }
 
@@ -153,21 +153,21 @@ func TestExpansionsAreCountedAsDoublestarSplitsBraces(t *testing.T) {
 		"{[,}],b}":                  2, // a class hides its comma and brace
 		"[{]{a,b}":                  2,
 		strings.Repeat("{a,b}", 10): 1024,
-		strings.Repeat("{a,a}", 24): MaxExpansions + 1,
+		strings.Repeat("{a,a}", 24): maxGlobExpansions + 1,
 	} {
-		assert.Equal(t, want, Expansions(pattern), pattern)
+		assert.Equal(t, want, globExpansions(pattern), pattern)
 	}
 }
 
 // TestTooManyExpansionsAreRefused: doublestar tries every expansion, so a
 // pattern of {a,a} twenty-four times took 16 s per name; one beyond
-// MaxExpansions is refused before any matching.
+// maxGlobExpansions is refused before any matching.
 func TestTooManyExpansionsAreRefused(t *testing.T) {
-	_, reason := Compile(strings.Repeat("{a,b}", 10))
+	_, reason := compileGlob(strings.Repeat("{a,b}", 10))
 	assert.Empty(t, reason, "1024 expansions are allowed")
 	for _, p := range []string{strings.Repeat("{a,a}", 24) + "b", strings.Repeat("{a,b}", 11), "{" + strings.Repeat("x,", 1024) + "y}"} {
-		_, reason = Compile(p)
-		assert.Equal(t, ReasonTooManyAlternatives, reason)
+		_, reason = compileGlob(p)
+		assert.Equal(t, reasonTooManyAlternatives, reason)
 	}
-	assert.Equal(t, ReasonUnclosedAlt, func() string { _, r := Compile(strings.Repeat("{a,b}", 11) + "{"); return r }(), "Validate's reasons come first")
+	assert.Equal(t, reasonUnclosedAlt, func() string { _, r := compileGlob(strings.Repeat("{a,b}", 11) + "{"); return r }(), "validateGlob's reasons come first")
 }

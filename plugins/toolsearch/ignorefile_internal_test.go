@@ -1,4 +1,4 @@
-package gitignore
+package toolsearch
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 func TestParseLines(t *testing.T) {
-	r := Parse([]byte("\xEF\xBB\xBF# comment\n\n*.log\r\n!keep.log\nbuild/\n\\#hash\n\\!bang\ntrail  \nesc\\ \n/root-only\n{a,b}.txt\n[\n\\\n"))
+	r := parseIgnoreFile([]byte("\xEF\xBB\xBF# comment\n\n*.log\r\n!keep.log\nbuild/\n\\#hash\n\\!bang\ntrail  \nesc\\ \n/root-only\n{a,b}.txt\n[\n\\\n"))
 	var exprs []string
 	for _, ru := range r.rules {
 		exprs = append(exprs, fmt.Sprintf("%s neg=%v dir=%v anch=%v", ru.expr, ru.negate, ru.dirOnly, ru.anchored))
@@ -42,7 +42,7 @@ func TestMatchRules(t *testing.T) {
 		rel   string
 		dir   bool
 		want  bool // ignored
-		hit   bool // any rule matched
+		hit   bool // any ignoreRule matched
 	}{
 		{"*.log", "a.log", false, true, true},
 		{"*.log", "x/y/a.log", false, true, true},
@@ -72,16 +72,16 @@ func TestMatchRules(t *testing.T) {
 		{"*", "a/b", false, true, true},
 	}
 	for _, tc := range tests {
-		matched, ignore := Parse([]byte(tc.rules)).Match(tc.rel, tc.dir)
+		matched, ignore := parseIgnoreFile([]byte(tc.rules)).Match(tc.rel, tc.dir)
 		assert.Equal(t, tc.hit, matched, "%q on %q", tc.rules, tc.rel)
 		assert.Equal(t, tc.want, ignore, "%q on %q", tc.rules, tc.rel)
 	}
 }
 
 func TestStackPrecedence(t *testing.T) {
-	var s Stack
-	top := Level{Files: []*Rules{Parse([]byte("*.log\n!keep.log\nbuild/\n"))}}
-	sub := Level{Dir: "sub", Files: []*Rules{Parse([]byte("!deep.txt\n")), Parse([]byte("local.txt\ndeep.txt\n"))}}
+	var s ignoreStack
+	top := ignoreLevel{Files: []*ignoreRules{parseIgnoreFile([]byte("*.log\n!keep.log\nbuild/\n"))}}
+	sub := ignoreLevel{Dir: "sub", Files: []*ignoreRules{parseIgnoreFile([]byte("!deep.txt\n")), parseIgnoreFile([]byte("local.txt\ndeep.txt\n"))}}
 	s.Push(top)
 	s.Push(sub)
 	check := func(path string, dir, want bool) {
@@ -97,15 +97,15 @@ func TestStackPrecedence(t *testing.T) {
 	assert.Equal(t, 1, s.Len())
 	check("x/build", true, true)
 
-	// Rules from above the root apply with the path from their directory.
-	var above Stack
-	above.Push(Level{Above: "out", Files: []*Rules{Parse([]byte("out/*\n/out/keep\n"))}})
+	// ignoreRules from above the root apply with the path from their directory.
+	var above ignoreStack
+	above.Push(ignoreLevel{Above: "out", Files: []*ignoreRules{parseIgnoreFile([]byte("out/*\n/out/keep\n"))}})
 	above.Trim("a.txt")
 	assert.True(t, above.Ignored("a.txt", false), "out/* matches out/a.txt")
 	assert.True(t, above.Ignored("keep", false))
 	above.Trim("d/x")
 	assert.False(t, above.Ignored("d/x", false), "out/* does not cross into out/d/x")
-	var zero Stack
+	var zero ignoreStack
 	assert.False(t, zero.Ignored("a", false))
 }
 
@@ -197,14 +197,14 @@ func gitKept(t *testing.T, gitPath, dir string) []string {
 // are kept, as git keeps them; only .git is skipped.
 func ourKept(t *testing.T, dir string) []string {
 	t.Helper()
-	var s Stack
+	var s ignoreStack
 	var kept []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		require.NoError(t, err)
 		rel, _ := filepath.Rel(dir, p)
 		if rel == "." {
 			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
-				s.Push(Level{Files: []*Rules{Parse(data)}})
+				s.Push(ignoreLevel{Files: []*ignoreRules{parseIgnoreFile(data)}})
 			}
 			return nil
 		}
@@ -220,7 +220,7 @@ func ourKept(t *testing.T, dir string) []string {
 		}
 		if d.IsDir() {
 			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
-				s.Push(Level{Dir: rel, Files: []*Rules{Parse(data)}})
+				s.Push(ignoreLevel{Dir: rel, Files: []*ignoreRules{parseIgnoreFile(data)}})
 			}
 			return nil
 		}
