@@ -155,8 +155,19 @@ func TestHTTPTheDrainAnswers503(t *testing.T) {
 	<-started
 	shut := make(chan error, 1)
 	go func() { shut <- s.srv.Shutdown(context.Background()) }()
+	// Each probe on a connection of its own: the drain closes idle
+	// keep-alive connections, and a client that sends on one as it closes
+	// gets a reset, which says nothing of what a new request is answered.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		resp := s.post(t, initialize, map[string]string{"Authorization": "Bearer secret"})
+		req, err := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(initialize))
+		require.NoError(c, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer secret")
+		resp, err := fresh.Do(req)
+		require.NoError(c, err)
+		defer resp.Body.Close()
 		assert.Equal(c, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(c, "1", resp.Header.Get("Retry-After"))
 	}, 5*time.Second, 20*time.Millisecond)
