@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,12 +56,34 @@ func (s *Server) inputOf(req *mcp.CallToolRequest, conv *conversation, name stri
 
 // inputRequired is the answer of a call whose tool needs its client's
 // input first: the requests as an input-required result, with the tool's
-// State sealed into the request state. A request for a capability the
-// client did not declare is the request's -32021
-// (MissingRequiredClientCapability, its data naming the capability); a
-// malformed request, an oversized State, or a conversation past its
-// questions per minute is the call's failure.
+// State sealed into the request state (inputRequests says which request is
+// refused how).
 func (s *Server) inputRequired(req *mcp.CallToolRequest, conv *conversation, name string, capabilities json.RawMessage, in *tools.InputRequired) (*mcp.CallToolResult, tools.Result, error) {
+	requests, failed, err := s.inputRequests(conv, name, capabilities, in)
+	if err != nil || requests == nil {
+		return nil, failed, err
+	}
+	var args json.RawMessage
+	if req.Params != nil {
+		args = req.Params.Arguments
+	}
+	digest, err := argsDigest(args)
+	if err != nil {
+		return nil, tools.Result{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + err.Error()}
+	}
+	nonce := make([]byte, 16)
+	_, _ = rand.Read(nonce)
+	state := s.approvals.seal(approvalState{Conversation: conv.id, Incarnation: conv.incarnation, Tool: name, Args: digest,
+		Expiry: time.Now().Add(approvalStateLife).UnixMilli(), Nonce: nonce, Input: true, Carry: in.State})
+	return &mcp.CallToolResult{InputRequests: requests, RequestState: state}, tools.Result{}, nil
+}
+
+// inputRequests are a tool's requests for input (tools.InputRequired) as
+// MCP's, or, when nil, why not: a request for a capability the client did
+// not declare is the request's -32021 (MissingRequiredClientCapability, its
+// data naming the capability); a malformed request, an oversized State, or
+// a conversation past its questions per minute is the call's failure.
+func (s *Server) inputRequests(conv *conversation, name string, capabilities json.RawMessage, in *tools.InputRequired) (mcp.InputRequestMap, tools.Result, error) {
 	requests := make(mcp.InputRequestMap, len(in.Requests))
 	for key, r := range in.Requests {
 		var p mcp.InputRequest
@@ -89,23 +113,63 @@ func (s *Server) inputRequired(req *mcp.CallToolRequest, conv *conversation, nam
 	if len(in.State) > inputStateMax {
 		return nil, toolFailure(fmt.Sprintf("tool %s carried %d bytes of state to its next round, more than %d", name, len(in.State), inputStateMax)), nil
 	}
-	var args json.RawMessage
-	if req.Params != nil {
-		args = req.Params.Arguments
-	}
-	digest, err := argsDigest(args)
-	if err != nil {
-		return nil, tools.Result{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments: " + err.Error()}
-	}
-	now := time.Now()
-	if !s.conversations.allowQuestion(conv, now) {
+	if !s.conversations.allowQuestion(conv, time.Now()) {
 		return nil, toolFailure(fmt.Sprintf("this conversation asked %d questions in the last minute, the most it may", approvalsPerMinute)), nil
 	}
-	nonce := make([]byte, 16)
-	_, _ = rand.Read(nonce)
-	state := s.approvals.seal(approvalState{Conversation: conv.id, Incarnation: conv.incarnation, Tool: name, Args: digest,
-		Expiry: now.Add(approvalStateLife).UnixMilli(), Nonce: nonce, Input: true, Carry: in.State})
-	return &mcp.CallToolResult{InputRequests: requests, RequestState: state}, tools.Result{}, nil
+	return requests, tools.Result{}, nil
+}
+
+// legacyInputRounds bounds the rounds of input one call of a legacy
+// session asks for (askLegacy).
+const legacyInputRounds = 8
+
+// askLegacy answers, within the call, the input a tool of a legacy session
+// asked for (res.Input): each request goes to the client as its own
+// request (elicitation/create, sampling/createMessage, roots/list) and the
+// tool runs again with the answers and its State, until it answers without
+// asking, at most legacyInputRounds rounds. ctx is the call's, so that a
+// client that never answers ends the call at its timeout.
+func (s *Server) askLegacy(ctx context.Context, ss *mcp.ServerSession, conv *conversation, name string, args json.RawMessage, exec *tools.Exec, res tools.Result) tools.Result {
+	for round := 0; res.Input != nil; round++ {
+		if round == legacyInputRounds {
+			return toolFailure(fmt.Sprintf("tool %s asked for input %d times in one call, the most it may", name, legacyInputRounds))
+		}
+		requests, failed, err := s.inputRequests(conv, name, exec.Capabilities, res.Input)
+		if err != nil {
+			var je *jsonrpc.Error
+			errors.As(err, &je)
+			return tools.Result{IsError: true, Protocol: &tools.ProtocolError{Code: je.Code, Message: je.Message, Data: je.Data}}
+		}
+		if requests == nil {
+			return failed
+		}
+		responses := make(map[string]json.RawMessage, len(requests))
+		for key, r := range requests {
+			answer, err := ask(ctx, ss, r)
+			if err != nil {
+				return toolFailure(fmt.Sprintf("tool %s asked the client for input %q: %v", name, key, err))
+			}
+			if responses[key], err = json.Marshal(answer); err != nil {
+				return toolFailure(fmt.Sprintf("tool %s asked the client for input %q: %v", name, key, err))
+			}
+		}
+		exec.Responses, exec.State = responses, res.Input.State
+		res = s.reg.Execute(ctx, name, args, exec)
+	}
+	return res
+}
+
+// ask sends one input request to a legacy session and returns its answer.
+func ask(ctx context.Context, ss *mcp.ServerSession, r mcp.InputRequest) (any, error) {
+	switch p := r.(type) {
+	case *mcp.ElicitParams:
+		return ss.Elicit(ctx, p)
+	case *mcp.CreateMessageWithToolsParams:
+		return ss.CreateMessageWithTools(ctx, p)
+	case *mcp.ListRootsParams:
+		return ss.ListRoots(ctx, p)
+	}
+	return nil, fmt.Errorf("no way to send %T", r)
 }
 
 // toolFailure is a call's failure result `Error: <message>`.

@@ -4,14 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	mcpserver "github.com/dsh-go/dsh/plugins/mcp"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -158,4 +164,106 @@ func TestOnlyToolsAreServed(t *testing.T) {
 			assert.Equal(t, int64(jsonrpc.CodeMethodNotFound), rpc.Code)
 		})
 	}
+}
+
+// counter registers "count", which asks its client rounds times for a
+// confirmation, carrying the number of answers in its State, and then
+// answers "confirmed <n> times"; rounds < 0 asks forever.
+func counter(t *testing.T, s *stack, rounds int) {
+	_, err := s.Registry.Register(s.Host.Root(), tools.Tool{Name: "count", Parameters: []byte(`{"type":"object","properties":{}}`),
+		Render: func(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} },
+		Execute: func(_ context.Context, _ tools.Args, exec *tools.Exec) (any, error) {
+			n, _ := strconv.Atoi(exec.State)
+			if _, answered := exec.Responses["ok"]; answered {
+				n++
+			}
+			if rounds >= 0 && n == rounds {
+				return fmt.Sprintf("confirmed %d times", n), nil
+			}
+			return nil, &tools.InputRequired{State: strconv.Itoa(n), Requests: map[string]tools.InputRequest{"ok": {Method: tools.InputElicit,
+				Params: json.RawMessage(`{"mode":"form","message":"Again?","requestedSchema":{"type":"object","properties":{}}}`)}}}
+		}})
+	require.NoError(t, err)
+}
+
+// TestALegacySessionIsAskedEveryRound: a tool that needs three rounds of
+// input gets all three within one call of a legacy session, as a
+// 2026-07-28 client's SDK runs them; one that never stops asking ends with
+// a failure after legacyInputRounds (8) rounds, never with an empty
+// success.
+func TestALegacySessionIsAskedEveryRound(t *testing.T) {
+	for _, version := range []string{"", oldProtocol} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			s := newStack(t)
+			counter(t, s, 3)
+			cs := connectAnswering(t, s, version)
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%v", res.Content)
+			assert.Equal(t, "confirmed 3 times", res.Content[0].(*mcp.TextContent).Text)
+		})
+	}
+	s := newStack(t)
+	counter(t, s, -1)
+	cs := connectAnswering(t, s, oldProtocol)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	assert.Equal(t, "Error: tool count asked for input 8 times in one call, the most it may", res.Content[0].(*mcp.TextContent).Text)
+}
+
+// TestALegacyClientThatNeverAnswersEndsAtTheCallTimeout: the questions a
+// call asks a legacy session (a tool's input, the roots) wait at most the
+// call timeout; the roots are asked again by the next call.
+func TestALegacyClientThatNeverAnswersEndsAtTheCallTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var needRoots atomic.Bool
+		needRoots.Store(true)
+		var used []*mcp.Root
+		s, _, _ := limitedStack(t, mcpserver.Options{CallTimeout: 2 * time.Second,
+			NeedRoots: needRoots.Load,
+			UseRoots:  func(_ context.Context, roots []*mcp.Root) { used = roots; needRoots.Store(false) }})
+		counter(t, s, 1)
+		var answerRoots atomic.Bool
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.srv.MCP().Connect(t.Context(), st, nil)
+		require.NoError(t, err)
+		defer ss.Close()
+		client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
+				Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+			ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				<-ctx.Done() // never answers
+				return nil, ctx.Err()
+			}})
+		client.AddRoots(&mcp.Root{URI: "file:///work"})
+		client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "roots/list" && !answerRoots.Load() {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, method, req)
+			}
+		})
+		cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: oldProtocol})
+		require.NoError(t, err)
+		defer cs.Close()
+
+		start := time.Now()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		assert.Equal(t, "Error: the client's roots/list failed: no answer within 2000 ms", res.Content[0].(*mcp.TextContent).Text)
+		assert.Equal(t, 2*time.Second, time.Since(start))
+		assert.True(t, needRoots.Load(), "the roots are still wanted")
+
+		answerRoots.Store(true)
+		start = time.Now()
+		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		require.Len(t, used, 1)
+		assert.Equal(t, "file:///work", used[0].URI)
+		assert.Equal(t, "Error: tool call timed out after 2000 ms", res.Content[0].(*mcp.TextContent).Text)
+		assert.Equal(t, 2*time.Second, time.Since(start), "the unanswered elicitation ends at the call timeout")
+	})
 }

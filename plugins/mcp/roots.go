@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/plugins/frontend"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // This file is the one adapter between MCP roots and the workspace. The
@@ -44,10 +45,12 @@ const rootsRequest = "dshhost/roots"
 
 // roots runs the roots exchange while NeedRoots holds: it returns the
 // input-required result that asks for them, or nil once they were handed to
-// UseRoots (or the client cannot offer any).
-func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+// UseRoots (or the client cannot offer any). A legacy session is asked
+// within the call (roots/list), for at most the call timeout; failed is the
+// call's failure when it did not answer, and the next call asks again.
+func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) (ask *mcp.CallToolResult, failed *tools.Result) {
 	if s.opts.NeedRoots == nil || s.opts.UseRoots == nil || !s.opts.NeedRoots() {
-		return nil
+		return nil, nil
 	}
 	if req.Params != nil {
 		if resp, ok := req.Params.InputResponses[rootsRequest]; ok {
@@ -57,14 +60,29 @@ func (s *Server) roots(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallT
 			} else {
 				s.opts.UseRoots(ctx, nil)
 			}
-			return nil
+			return nil, nil
 		}
 	}
 	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
 		s.opts.UseRoots(ctx, nil)
-		return nil
+		return nil, nil
 	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}
+	if ss := legacySession(req); ss != nil {
+		timeout := s.limits.limit.Load().timeout
+		wait, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		lr, err := ss.ListRoots(wait, &mcp.ListRootsParams{})
+		if err != nil {
+			if wait.Err() != nil {
+				err = fmt.Errorf("no answer within %d ms", timeout.Milliseconds())
+			}
+			f := toolFailure("the client's roots/list failed: " + err.Error())
+			return nil, &f
+		}
+		s.opts.UseRoots(ctx, lr.Roots)
+		return nil, nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsRequest: &mcp.ListRootsParams{}}}, nil
 }
 
 // errNoRoots is the reason when the client offered no root at all.

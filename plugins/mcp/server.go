@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -79,6 +81,7 @@ type Server struct {
 	principal     string         // of requests without a bearer token
 
 	approvals *approvals  // approval questions: key, answers, bound, shutdown (approval.go)
+	announcer announcer   // each legacy session's outbox of announcements (notify.go)
 	scope     *host.Scope // emits conversation/closed
 	lifecycle             // transports and shutdown (plugin.go)
 }
@@ -119,11 +122,15 @@ var unserved = map[string]bool{
 }
 
 // toolsOnly answers a request for an unserved feature -32601, which the
-// SDK words `method not found: "<method>"`.
+// SDK words `method not found: "<method>"`, and a logging/setLevel to a
+// level MCP does not have -32602.
 func toolsOnly(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if unserved[method] {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+		}
+		if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && !logLevels[p.Level] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid log level %q: one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)}
 		}
 		return next(ctx, method, req)
 	}
@@ -275,8 +282,12 @@ func (s *Server) execute(ctx context.Context, name string, req *mcp.CallToolRequ
 // ask with no request state issued, and the fast path hands the request to
 // the SDK.
 func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallToolRequest, answer func(tools.Result, *mcp.CallToolResult, error), fast bool) {
-	if ask := s.roots(ctx, req); ask != nil {
-		answer(tools.Result{}, ask, nil)
+	if ask, failed := s.roots(ctx, req); ask != nil || failed != nil {
+		if failed != nil {
+			answer(*failed, nil, nil)
+		} else {
+			answer(tools.Result{}, ask, nil)
+		}
 		return
 	}
 	if s.opts.Ready != nil {
@@ -315,17 +326,24 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 			return
 		}
 	}
-	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req), Log: logOf(ctx, req), Capabilities: capabilitiesOf(req)}
+	out := &outbox{}
+	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req, out), Log: logOf(ctx, req, out), Capabilities: capabilitiesOf(req)}
 	if err := s.inputOf(req, conv, name, exec); err != nil {
 		answer(tools.Result{}, nil, err)
 		return
 	}
+	legacy := legacySession(req)
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
-		return s.reg.Execute(ctx, name, raw, exec)
+		res := s.reg.Execute(ctx, name, raw, exec)
+		if res.Input != nil && legacy != nil {
+			res = s.askLegacy(ctx, legacy, conv, name, raw, exec, res)
+		}
+		return res
 	}, func(res tools.Result) {
 		if code := res.Code(); code == "TIMEOUT" || code == "ABORTED" {
 			exec.Notify("warning", "tool "+name+": "+strings.TrimPrefix(res.Text(), "Error: "))
 		}
+		out.flush(outboxFlush)
 		if r != nil {
 			if ask := r.finish(res); ask != nil {
 				answer(tools.Result{}, ask, nil)
@@ -350,43 +368,80 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 
 // progressOf returns where a call's progress goes: notifications/progress
 // with the request's progress token, on the request's own stream (ctx
-// names it to the SDK), or nil when the request carries no token. A
-// notification that cannot be sent (the client gone) is dropped.
-func progressOf(ctx context.Context, req *mcp.CallToolRequest) tools.ProgressFunc {
+// names it to the SDK), through the call's outbox; nil when the request
+// carries no token or one that is neither a string nor an integer of at
+// most progressTokenMax bytes. A notification that cannot be sent (the
+// client gone) is dropped.
+func progressOf(ctx context.Context, req *mcp.CallToolRequest, out *outbox) tools.ProgressFunc {
 	if req.Params == nil || req.Session == nil {
 		return nil
 	}
 	token := req.Params.GetProgressToken()
-	if token == nil {
+	if !validProgressToken(token) {
 		return nil
 	}
-	ss := req.Session
+	ss, ctx := req.Session, context.WithoutCancel(ctx)
 	return func(done, total float64, message string) {
-		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
+		out.post(func() {
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
+		})
 	}
 }
 
+// progressTokenMax bounds a progress token the server echoes, in bytes.
+const progressTokenMax = 256
+
+// validProgressToken reports whether token is one MCP allows (a string or
+// an integer) and at most progressTokenMax bytes long.
+func validProgressToken(token any) bool {
+	switch t := token.(type) {
+	case string:
+		return len(t) <= progressTokenMax
+	case int, int32, int64:
+		return true
+	case float64:
+		return t == math.Trunc(t) && math.Abs(t) < 1<<53
+	}
+	return false
+}
+
+// logLevels are MCP's log levels (RFC 5424's severities), least severe
+// first.
+var logLevels = map[mcp.LoggingLevel]bool{"debug": true, "info": true, "notice": true, "warning": true,
+	"error": true, "critical": true, "alert": true, "emergency": true}
+
 // logOf returns where a call's log messages go: notifications/message to
-// the request's client, which the SDK sends only at or above the level the
-// client set (a legacy session's logging/setLevel, a 2026-07-28 request's
-// _meta log level).
-func logOf(ctx context.Context, req *mcp.CallToolRequest) func(level, message string) {
+// the request's client through the call's outbox, which the SDK sends only
+// at or above the level the client set (a legacy session's
+// logging/setLevel, a 2026-07-28 request's _meta log level). A level that
+// is not one of logLevels is sent as "info".
+func logOf(ctx context.Context, req *mcp.CallToolRequest, out *outbox) func(level, message string) {
 	ss := req.Session
 	if ss == nil {
 		return nil
 	}
+	ctx = context.WithoutCancel(ctx)
 	return func(level, message string) {
-		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
+		l := mcp.LoggingLevel(level)
+		if !logLevels[l] {
+			l = "info"
+		}
+		out.post(func() {
+			_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: l, Logger: "dshhost", Data: message})
+		})
 	}
 }
 
 // Announce tells every legacy session that set a log level message at
 // level (conversations.md §4.3: a reload's result); the SDK drops it for a
-// session below its level.
+// session below its level. It never waits for a client: each session's
+// announcements go through an outbox of its own.
 func (s *Server) Announce(level, message string) {
-	for ss := range s.srv.Sessions() {
-		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
+	l := mcp.LoggingLevel(level)
+	if !logLevels[l] {
+		l = "info"
 	}
+	s.announcer.announce(s.srv, l, message)
 }
 
 // askFunc returns the approval channel of a call in conversation conv
