@@ -27,7 +27,6 @@ type outbox struct {
 	mu      sync.Mutex
 	queue   []func()
 	sending bool
-	dropped int
 	empty   chan struct{} // closed when the queue is empty and nothing is sending
 }
 
@@ -36,7 +35,6 @@ func (o *outbox) post(send func()) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.queue) >= outboxSize {
-		o.dropped++
 		return
 	}
 	o.queue = append(o.queue, send)
@@ -80,13 +78,6 @@ func (o *outbox) flush(d time.Duration) {
 	case <-empty:
 	case <-t.C:
 	}
-}
-
-// busy reports whether a notification is waiting or being sent.
-func (o *outbox) busy() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.sending
 }
 
 // announcer holds the outbox of each legacy session an announcement went
