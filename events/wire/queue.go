@@ -92,7 +92,17 @@ func (q *Queue[T]) Len() int {
 // waits on it.
 func (q *Queue[T]) Ready() <-chan struct{} { return q.ready }
 
-// Dropped returns how many items were dropped since the queue was made.
+// Discard counts an item its reader dropped after taking it (an audit
+// event that could not be published in time): it is reported with the
+// queue's own drops.
+func (q *Queue[T]) Discard() {
+	q.mu.Lock()
+	q.dropped++
+	q.mu.Unlock()
+}
+
+// Dropped returns how many items were dropped since the queue was made,
+// by Push or Discard.
 func (q *Queue[T]) Dropped() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
