@@ -174,7 +174,7 @@ func (t *trail) run(ctx context.Context) {
 			}
 			cur = ev
 		}
-		if time.Since(cur.at) > MaxRetry {
+		if time.Since(cur.at) >= MaxRetry {
 			t.q.Discard()
 			t.reportDrops(false)
 			cur = nil
@@ -205,7 +205,7 @@ func (t *trail) run(ctx context.Context) {
 			t.log.Warn("audit events wait: publishing failed; retrying for up to 9 minutes", "err", err, "waiting", t.q.Len()+1)
 			failing = true
 		}
-		w := time.NewTimer(backoff)
+		w := time.NewTimer(min(backoff, time.Until(cur.at.Add(MaxRetry)))) // wake for its expiry too
 		select {
 		case <-t.up:
 		case <-w.C:

@@ -23,15 +23,15 @@ const (
 	maxPings      = 3
 )
 
-// connect opens the entry's connection to serverURL. It returns at once:
+// connect opens the entry's connection to serverURL, which messages call
+// where. It returns at once:
 // a server that cannot be reached is retried in the background, forever
 // (nats.go gives up only on a server that refuses the credentials twice).
 // Nothing is buffered while the connection is down, so a request or a
 // publish then fails at once instead of waiting for its timeout. changed
 // is called on every connect and reconnect (true) and on each disconnect
 // and the close (false); the log says each.
-func connect(serverURL, host string, log *slog.Logger, changed func(up bool), opts ...nats.Option) (*nats.Conn, error) {
-	where := redact(serverURL)
+func connect(serverURL, where, host string, log *slog.Logger, changed func(up bool), opts ...nats.Option) (*nats.Conn, error) {
 	opts = append([]nats.Option{
 		nats.Name("dshhost " + host),
 		nats.MaxReconnects(-1),
@@ -41,12 +41,13 @@ func connect(serverURL, host string, log *slog.Logger, changed func(up bool), op
 		nats.ReconnectBufSize(-1),
 		nats.PingInterval(pingInterval),
 		nats.MaxPingsOutstanding(maxPings),
-		nats.ConnectHandler(func(nc *nats.Conn) {
-			log.Info("connected to NATS", "server", redact(nc.ConnectedUrlRedacted()))
+		nats.NoCallbacksAfterClientClose(),
+		nats.ConnectHandler(func(*nats.Conn) {
+			log.Info("connected to NATS", "server", where)
 			changed(true)
 		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("reconnected to NATS", "server", redact(nc.ConnectedUrlRedacted()))
+		nats.ReconnectHandler(func(*nats.Conn) {
+			log.Info("reconnected to NATS", "server", where)
 			changed(true)
 		}),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {

@@ -125,7 +125,7 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 		}
 	}
 	changed := make(chan struct{}, 1)
-	nc, err := connect(url, b.host, b.log, func(up bool) {
+	nc, err := connect(url, b.where, b.host, b.log, func(up bool) {
 		if up {
 			b.signalUp()
 		}
