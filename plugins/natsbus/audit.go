@@ -291,10 +291,13 @@ func (b *bus) publishOnce(ctx context.Context, ev *event) error {
 	msg := nats.NewMsg(auditSubject(b.cfg.Subject, b.host, ev.name))
 	msg.Data = ev.data
 	msg.Header.Set("Content-Type", "application/cloudevents+json")
-	ctx, cancel := context.WithTimeout(ctx, publishWait)
+	pctx, cancel := b.whileConnected(ctx, publishWait)
 	defer cancel()
-	_, err := b.js.PublishMsg(ctx, msg, jetstream.WithMsgID(ev.id), jetstream.WithExpectStream(b.cfg.Audit.stream()),
+	_, err := b.js.PublishMsg(pctx, msg, jetstream.WithMsgID(ev.id), jetstream.WithExpectStream(b.cfg.Audit.stream()),
 		jetstream.WithRetryAttempts(0))
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+		return errNotConnected // the connection dropped while the ack was awaited
+	}
 	return err
 }
 

@@ -34,12 +34,15 @@ func (b *bus) guard(ctx context.Context, event string, req events.IntentRequest)
 		return b.cfg.OnFailure.Fail(b.log, b.id, event, err.Error())
 	}
 	msg := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{HostHeader: []string{b.host}}}
-	rctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	rctx, cancel := b.whileConnected(ctx, b.cfg.Timeout)
 	reply, err := b.nc.RequestMsgWithContext(rctx, msg)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err() // the call itself ended
+		}
+		if errors.Is(err, context.Canceled) {
+			err = nats.ErrConnectionReconnecting // the connection dropped while the answer was awaited
 		}
 		return b.cfg.OnFailure.Fail(b.log, b.id, event, b.cause(subject, err))
 	}

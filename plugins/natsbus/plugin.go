@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,12 @@ type bus struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	trail *trail // nil without audit
+	// live is cancelled when the connection drops and replaced when it
+	// is up again: a request or publish in flight ends with the
+	// connection, not at its timeout.
+	mu   sync.Mutex
+	live context.Context
+	drop context.CancelFunc
 	// streamFor is the connection (reconnect count + 1) for which the
 	// audit stream was last checked; 0 makes the next publish check it.
 	streamFor atomic.Uint64
@@ -125,7 +132,16 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 		}
 	}
 	changed := make(chan struct{}, 1)
+	b.live, b.drop = context.WithCancel(context.Background())
 	nc, err := connect(url, b.where, b.host, b.log, func(up bool) {
+		b.mu.Lock()
+		switch {
+		case !up:
+			b.drop()
+		case b.live.Err() != nil: // up again after a drop
+			b.live, b.drop = context.WithCancel(context.Background())
+		}
+		b.mu.Unlock()
 		if up {
 			b.signalUp()
 		}
@@ -163,6 +179,17 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 			"server", b.where, "cause", cause, "onFailure", string(b.cfg.OnFailure))
 	}
 	return nil
+}
+
+// whileConnected returns ctx bounded by d and ended, too, when the
+// connection drops.
+func (b *bus) whileConnected(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	b.mu.Lock()
+	live := b.live
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	stop := context.AfterFunc(live, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // signalUp tells the trail that the connection is (again) up.
