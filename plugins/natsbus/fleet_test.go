@@ -30,7 +30,7 @@ var programs struct {
 }
 
 // build builds the programs once per test binary.
-func build(t *testing.T) (dshhost, guard, consumer string) {
+func build(t testing.TB) (dshhost, guard, consumer string) {
 	t.Helper()
 	programs.once.Do(func() {
 		dir, err := os.MkdirTemp("", "natsbus-fleet-")
