@@ -136,7 +136,7 @@ func (t *trail) cloudEvent(p pending) (*event, error) {
 	case wire.Closed:
 		name, ce.Data = events.ConversationClosed.Name(), v
 	default:
-		return nil, errors.New("natsbus: an audit event of an unknown kind")
+		return nil, errors.New("an audit event of an unknown kind")
 	}
 	ce.Type = "dev.dsh." + eventToken(name)
 	data, err := wire.Marshal(ce)
@@ -280,7 +280,14 @@ func (b *bus) checkStream(ctx context.Context, conn uint64) error {
 	if ctx.Err() != nil {
 		return err // ask again next time
 	}
+	b.mu.Lock()
+	say := err != nil && err.Error() != b.streamErr // each new error once
+	b.streamErr = ""
 	if err != nil {
+		b.streamErr = err.Error()
+	}
+	b.mu.Unlock()
+	if say {
 		b.log.Warn("the audit stream cannot be checked or created; publishing anyway", "stream", name, "err", err)
 	}
 	b.streamFor.Store(conn)

@@ -93,10 +93,10 @@ func redact(servers string) string {
 func checkCredentials(file string) error {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("natsbus: credentials: %w", err)
+		return fmt.Errorf("credentials: %w", err)
 	}
 	if !bytes.Contains(b, []byte("BEGIN NATS USER JWT")) || !bytes.Contains(b, []byte("NKEY SEED")) {
-		return fmt.Errorf("natsbus: credentials: %s is not a NATS credentials file (a user JWT and its nkey seed, as nsc writes them)", file)
+		return fmt.Errorf("credentials: %s is not a NATS credentials file (a user JWT and its nkey seed, as nsc writes them)", file)
 	}
 	return nil
 }

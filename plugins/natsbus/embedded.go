@@ -37,7 +37,7 @@ const readyWait = 10 * time.Second
 // listener unless listen (then on that address, with a token).
 func startEmbedded(dir, listen, host string, log *slog.Logger) (*embedded, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("natsbus: the data directory: %w", err)
+		return nil, fmt.Errorf("the data directory: %w", err)
 	}
 	_ = os.Chmod(dir, 0o700) // a directory made earlier with a wider mode
 	lock, err := lockDir(dir)
@@ -67,14 +67,14 @@ func startEmbedded(dir, listen, host string, log *slog.Logger) (*embedded, error
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		e.unlock()
-		return nil, fmt.Errorf("natsbus: the embedded server: %w", err)
+		return nil, fmt.Errorf("the embedded server: %w", err)
 	}
 	srv.SetLoggerV2(serverLog{log}, false, false, false)
 	srv.Start()
 	if !srv.ReadyForConnections(readyWait) {
 		srv.Shutdown()
 		e.unlock()
-		return nil, fmt.Errorf("natsbus: the embedded server did not start within %s (see the log)", readyWait)
+		return nil, fmt.Errorf("the embedded server did not start within %s (see the log)", readyWait)
 	}
 	e.srv = srv
 	if listen != "" {
@@ -91,7 +91,7 @@ func (e *embedded) stop(ctx context.Context) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("natsbus: the embedded server did not stop: %w", ctx.Err())
+		return fmt.Errorf("the embedded server did not stop: %w", ctx.Err())
 	}
 	e.unlock()
 	return nil
@@ -116,10 +116,10 @@ func token(file string) (string, error) {
 	tok := hex.EncodeToString(raw)
 	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("natsbus: the token file: %w", err)
+		return "", fmt.Errorf("the token file: %w", err)
 	}
 	if err := os.Rename(tmp, file); err != nil {
-		return "", fmt.Errorf("natsbus: the token file: %w", err)
+		return "", fmt.Errorf("the token file: %w", err)
 	}
 	return tok, nil
 }
@@ -134,7 +134,7 @@ func dataDir(cfg Config, workspace string) (string, error) {
 	if state == "" || !filepath.IsAbs(state) {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", errors.New("natsbus: no home directory for the default data directory: set dataDir")
+			return "", errors.New("no home directory for the default data directory: set dataDir")
 		}
 		state = filepath.Join(home, ".local", "state")
 	}
@@ -150,7 +150,7 @@ func outside(key, path, workspace string) error {
 	}
 	real := realPath(path)
 	if real == workspace || strings.HasPrefix(real, workspace+string(filepath.Separator)) || workspace == "/" {
-		return fmt.Errorf("natsbus: %s %q is inside the workspace %q, where the tools could read or change it; keep it outside", key, path, workspace)
+		return fmt.Errorf("%s %q is inside the workspace %q, where the tools could read or change it; keep it outside", key, path, workspace)
 	}
 	return nil
 }

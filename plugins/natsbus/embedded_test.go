@@ -127,7 +127,7 @@ func TestTheDataDirectoryStaysOutsideTheWorkspace(t *testing.T) {
 	for _, dir := range []string{filepath.Join(s.W, "nats"), filepath.Join(link, "deep", "nats"), s.W} {
 		inst := mountBus(t, s, map[string]any{"embedded": true, "dataDir": dir})
 		require.Equal(t, host.StateFailed, inst.State(), dir)
-		assert.ErrorContains(t, inst.Err(), "natsbus: dataDir "+strconv.Quote(dir)+" is inside the workspace")
+		assert.ErrorContains(t, inst.Err(), `plugin "natsbus": dataDir `+strconv.Quote(dir)+" is inside the workspace")
 		assert.NoDirExists(t, filepath.Join(s.W, "nats"), "nothing made in the workspace")
 		require.NoError(t, inst.Dispose(t.Context()))
 	}
@@ -149,10 +149,10 @@ func TestOneServerPerDataDirectory(t *testing.T) {
 	b := stacktest.New(t, stacktest.Options{})
 	inst := mountBus(t, b, map[string]any{"embedded": true, "dataDir": dir})
 	require.Equal(t, host.StateFailed, inst.State())
-	assert.ErrorContains(t, inst.Err(), "natsbus: the data directory "+dir+" is in use by the embedded NATS server of process "+strconv.Itoa(os.Getpid()))
+	assert.ErrorContains(t, inst.Err(), `plugin "natsbus": the data directory `+dir+" is in use by the embedded NATS server of process "+strconv.Itoa(os.Getpid()))
 
 	c := stacktest.New(t, stacktest.Options{})
 	inst = mountBus(t, c, map[string]any{"embedded": true, "dataDir": dir, "onFailure": "allow"})
 	require.Equal(t, host.StateActive, inst.State(), "allow: ACTIVE, doing nothing")
-	assert.Contains(t, stateOf(c).Process, "failed: natsbus: the data directory "+dir+" is in use")
+	assert.Contains(t, stateOf(c).Process, "failed: the data directory "+dir+" is in use")
 }

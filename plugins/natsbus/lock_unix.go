@@ -20,16 +20,16 @@ func lockDir(dir string) (*os.File, error) {
 	name := filepath.Join(dir, "lock")
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("natsbus: the data directory's lock: %w", err)
+		return nil, fmt.Errorf("the data directory's lock: %w", err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		b, _ := os.ReadFile(name)
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("natsbus: the data directory %s is in use by the embedded NATS server of process %s; "+
+			return nil, fmt.Errorf("the data directory %s is in use by the embedded NATS server of process %s; "+
 				"give this entry a dataDir of its own, or point both at one NATS server with url", dir, strings.TrimSpace(string(b)))
 		}
-		return nil, fmt.Errorf("natsbus: the data directory's lock: %w", err)
+		return nil, fmt.Errorf("the data directory's lock: %w", err)
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

@@ -50,6 +50,7 @@ type bus struct {
 	// streamFor is the connection (reconnect count + 1) for which the
 	// audit stream was last checked; 0 makes the next publish check it.
 	streamFor atomic.Uint64
+	streamErr string // the last error checkStream logged (under mu)
 	down      string // set when the entry is inert: why it does nothing
 }
 
@@ -151,7 +152,7 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 		}
 	}, opts...)
 	if err != nil {
-		return fmt.Errorf("natsbus: %s: %w", b.where, err)
+		return fmt.Errorf("%s: %w", b.where, err)
 	}
 	b.nc = nc
 	if _, err := s.Effect("natsbus connection", func(context.Context) error { nc.Close(); return nil }); err != nil {
@@ -159,7 +160,7 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 		return err
 	}
 	if b.js, err = jetstream.New(nc); err != nil {
-		return fmt.Errorf("natsbus: %w", err)
+		return fmt.Errorf("jetstream: %w", err)
 	}
 	switch st := waitConnected(ctx, nc, changed, b.cfg.Timeout); st {
 	case nats.CONNECTED:
@@ -169,7 +170,7 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 			cancel()
 		}
 	case nats.CLOSED:
-		return fmt.Errorf("natsbus: %s refused the connection: %v", b.where, nc.LastError())
+		return fmt.Errorf("%s refused the connection: %v", b.where, nc.LastError())
 	default:
 		cause := "no connection within " + b.cfg.Timeout.String()
 		if err := nc.LastError(); err != nil {

@@ -88,6 +88,9 @@ func run(ctx context.Context, args []string, log io.Writer) error {
 		return err
 	}
 	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil { // once flushed, the server has the subscription
+		fmt.Fprintf(log, "guard: NATS is not reachable yet (%v); answering once it is\n", err)
+	}
 	fmt.Fprintf(log, "guard: answering %s.intent.> (queue %s) with %d protected patterns\n", *subject, *queue, len(protected))
 	<-ctx.Done()
 	return nil
