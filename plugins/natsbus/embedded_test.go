@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,8 +18,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/natsbus"
 )
 
 // listening returns the TCP ports this process listens on, from
@@ -155,4 +158,44 @@ func TestOneServerPerDataDirectory(t *testing.T) {
 	inst = mountBus(t, c, map[string]any{"embedded": true, "dataDir": dir, "onFailure": "allow"})
 	require.Equal(t, host.StateActive, inst.State(), "allow: ACTIVE, doing nothing")
 	assert.Contains(t, stateOf(c).Process, "failed: the data directory "+dir+" is in use")
+}
+
+// A config change restarts the entry on the same data directory: the old
+// server drains its queue and lets the directory go before the new one
+// takes it, and the trail goes on in the same stream.
+func TestAChangedEntryRestartsOnItsDataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nats")
+	s := stacktest.New(t, stacktest.Options{})
+	raw := map[string]any{"embedded": true, "dataDir": dir, "listen": "127.0.0.1:0", "audit": map[string]any{}}
+	inst := mountBus(t, s, raw)
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+	require.False(t, write(s, s.Conversation("c"), "a.txt", "x").IsError)
+
+	raw["host"] = "renamed"
+	cfg, err := config.Decode(natsbus.Plugin, raw)
+	require.NoError(t, err)
+	c := cfg.(natsbus.Config)
+	c.UseWorkspace(s.W)
+	require.NoError(t, inst.Update(t.Context(), c))
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+	require.False(t, write(s, s.Conversation("c"), "b.txt", "x").IsError)
+
+	addr := regexp.MustCompile(`listening on ([^)]+)\)`).FindStringSubmatch(stateOf(s).Process)[1]
+	tok, err := os.ReadFile(filepath.Join(dir, "token"))
+	require.NoError(t, err)
+	nc, err := nats.Connect("nats://"+addr, nats.Token(strings.TrimSpace(string(tok))))
+	require.NoError(t, err)
+	defer nc.Close()
+	evs := trail(t, nc, "DSH_AUDIT", 2)
+	require.Len(t, evs, 2)
+	assert.Equal(t, "dsh.audit."+hostNameOf(t)+".fs.observed", evs[0].NATSSubject, "the first, from before the restart")
+	assert.Equal(t, "dsh.audit.renamed.fs.observed", evs[1].NATSSubject)
+}
+
+// hostNameOf is the default host: the machine's hostname, spelled as §4
+// says.
+func hostNameOf(t *testing.T) string {
+	h, err := os.Hostname()
+	require.NoError(t, err)
+	return regexp.MustCompile(`[^A-Za-z0-9_-]`).ReplaceAllString(h, "_")
 }
