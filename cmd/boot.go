@@ -82,7 +82,7 @@ func (c *common) applyPolicy(dep *config.Deployment) error {
 	return nil
 }
 
-// shutdownTimeout bounds a command's whole teardown (host.WithShutdownTimeout).
+// shutdownTimeout bounds a command's whole teardown.
 const shutdownTimeout = 30 * time.Second
 
 // runtime is a booted deployment.
@@ -99,7 +99,7 @@ type runtime struct {
 // together with the runtime, so `plugins` can still show each instance; the
 // caller closes it.
 func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
-	h := host.New(host.WithLogger(log), host.WithShutdownTimeout(shutdownTimeout))
+	h := host.New(host.WithLogger(log))
 	listed := false
 	for _, e := range dep.Entries {
 		if e.Name == tools.Plugin.Name() {
@@ -131,10 +131,12 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 	return rt, nil
 }
 
-// shutdown disposes every plugin, logging disposer failures; the host bounds
-// it by shutdownTimeout.
+// shutdown disposes every plugin, logging disposer failures, within
+// shutdownTimeout.
 func shutdown(h *host.Host, log *slog.Logger) {
-	if err := h.Shutdown(context.Background()); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
 		log.Error("shutdown", "err", err)
 	}
 }
@@ -154,8 +156,8 @@ func (r *runtime) conversation(kind string) *tools.Conversation {
 // newID returns a random (version 4) UUID drawn from math/rand/v2, whose
 // generator the runtime seeds from the kernel at start. A CLI process names
 // its conversation and its calls with these IDs; they guard nothing, and
-// crypto/rand's first read (getrandom setting up its per-thread state) was
-// 4% of `dshhost call`'s own work (docs/benchmarks.md).
+// crypto/rand's first read (getrandom setting up its per-thread state) is a
+// cost a one-shot `dshhost call` need not pay.
 func newID() string {
 	var id uuid.UUID
 	binary.LittleEndian.PutUint64(id[:8], rand.Uint64())

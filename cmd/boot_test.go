@@ -16,8 +16,9 @@ func writeFile(t *testing.T, path, text string) string {
 	return path
 }
 
-// TestTheIssueSampleBootsAsItIs: the deployment file of issue 5 boots, the
-// policy is off and toolfs reads 2 lines at a time.
+// TestTheIssueSampleBootsAsItIs: a deployment file that lists its entries
+// with ids and configs boots as written, the policy is off and toolfs reads
+// 2 lines at a time.
 func TestTheIssueSampleBootsAsItIs(t *testing.T) {
 	w := workspace(t)
 	cfg := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"),

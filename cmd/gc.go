@@ -21,7 +21,8 @@ const (
 
 // tuneGC applies serveGCPercent and serveMemoryLimit, each unless the user
 // set its environment variable (GOGC, GOMEMLIMIT), which the runtime has
-// already applied. docs/benchmarks.md has the figures behind the values.
+// already applied. The read and list benchmarks of cmd/dshbench are how the
+// values were chosen.
 func tuneGC() {
 	if _, ok := os.LookupEnv("GOGC"); !ok {
 		debug.SetGCPercent(serveGCPercent)

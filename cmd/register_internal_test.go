@@ -9,8 +9,7 @@ import (
 	"github.com/dsh-go/dsh/host"
 )
 
-// TestMainRefusesADuplicatePluginName is issue 11's "Also fix": a plugin
-// passed to Main under a registered name used to be dropped silently (the
+// TestMainRefusesADuplicatePluginName: a plugin passed to Main under a registered name used to be dropped silently (the
 // built-in won); it fails as a duplicate registration does.
 func TestMainRefusesADuplicatePluginName(t *testing.T) {
 	noop := func(context.Context, *host.Scope, struct{}) error { return nil }

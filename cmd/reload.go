@@ -71,7 +71,7 @@ func (r reloadReport) String() string {
 }
 
 // reloader applies a changed deployment to a running runtime as a
-// transaction (issue 13, host §3.7 "Reload"): the candidate is loaded
+// transaction (host §3.7 "Reload"): the candidate is loaded
 // fresh through every layer (file, env, flags, workspace) and validated
 // whole before anything is touched; then entries are reconciled by id. The
 // caller serialises reloads (serve: one watcher goroutine, under the
@@ -86,6 +86,9 @@ type reloader struct {
 	// frontEnd, if set, returns the config of a candidate's front end
 	// entry as serve mounts it (its mount applied).
 	frontEnd func(config.Entry) any
+	// announce, if set, tells the front end's clients the reload's result
+	// (their log messages: conversations.md §4.3).
+	announce func(level, message string)
 	log      *slog.Logger
 }
 
@@ -124,6 +127,9 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 		r.log.Warn("after the config reload, not every plugin is active", "err", err)
 	}
 	r.log.Info("config reloaded", "file", source, "changes", rep.String())
+	if r.announce != nil && rep.Err == nil {
+		r.announce("info", "config reloaded: "+rep.String())
+	}
 	return rep
 }
 
@@ -140,6 +146,9 @@ func checkInfrastructure(dep *config.Deployment) error {
 
 func (r *reloader) failed(ctx context.Context, source, msg string, err error) {
 	r.log.Error(msg, "file", source, "err", err)
+	if r.announce != nil {
+		r.announce("error", msg+": "+err.Error())
+	}
 	if eerr := events.ConfigReloadFailed.Emit(ctx, r.rt.host.Root(), events.ReloadFailure{Source: source, Err: err}); eerr != nil {
 		r.log.Warn("a config/reload-failed listener failed", "err", eerr)
 	}

@@ -47,9 +47,11 @@ type live struct {
 	failures chan events.ReloadFailure
 	changed  atomic.Int32
 
-	mu    sync.Mutex
-	loads map[string]int // LOADING transitions per instance id since boot
-	logs  logBuffer
+	mu       sync.Mutex
+	loads    map[string]int // LOADING transitions per instance id since boot
+	logs     logBuffer
+	messages chan string // the client's notifications/message: "level data"
+	srv      *mcpserver.Server
 }
 
 // logBuffer collects log lines from several goroutines.
@@ -76,7 +78,7 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	l := &live{t: t, w: w, file: filepath.Join(dir, "dsh.yaml"), reports: make(chan reloadReport, 128),
-		failures: make(chan events.ReloadFailure, 128), loads: map[string]int{}}
+		failures: make(chan events.ReloadFailure, 128), loads: map[string]int{}, messages: make(chan string, 128)}
 	require.NoError(t, os.WriteFile(l.file, []byte(text), 0o644))
 	c := &common{config: l.file, workspace: w}
 	env := Env{Environ: append([]string{}, environ...), Dir: dir}
@@ -102,12 +104,16 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	ws := &workspace{dir: dep.Workspace, settled: true}
 	srv, err := mcpserver.New(l.rt.host.Root(), l.rt.reg, mcpserver.Options{Name: "dshhost", Version: "test", Logger: log, Cwd: ws.Dir})
 	require.NoError(t, err)
+	l.srv = srv
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	served := make(chan struct{})
 	go func() { defer close(served); _ = srv.Run(ctx, st) }()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { l.changed.Add(1) }})
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { l.changed.Add(1) },
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			l.messages <- fmt.Sprint(r.Params.Level, " ", r.Params.Data)
+		}})
 	l.cs, err = client.Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.cs.Close(); cancel(); <-served })
@@ -291,6 +297,30 @@ func TestABrokenFileKeepsTheLastGoodDeployment(t *testing.T) {
 	rep := l.next()
 	require.NoError(t, rep.Err, "a good file after broken ones applies")
 	assert.Equal(t, "nothing changed", rep.String(), "the deployment running was still the last good one")
+}
+
+// TestAReloadsResultReachesTheSessionsThatSetALevel: the client that asked
+// for log messages is told each reload's result (conversations.md §4.3).
+func TestAReloadsResultReachesTheSessionsThatSetALevel(t *testing.T) {
+	l := startLive(t, deploymentYAML(100, false))
+	_, err := frontend.Key.Provide(l.rt.host.Root(), l.srv) // as the mcp entry of serve does
+	require.NoError(t, err)
+	require.NoError(t, l.cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
+	message := func() string {
+		select {
+		case m := <-l.messages:
+			return m
+		case <-time.After(10 * time.Second):
+			t.Fatal("no log message within 10s")
+			return ""
+		}
+	}
+	l.write(deploymentYAML(200, false))
+	require.NoError(t, l.next().Err)
+	assert.Equal(t, "info config reloaded: updated [toolfs]", message())
+	l.write(deploymentYAML(0, false))
+	require.Error(t, l.next().Err)
+	assert.Equal(t, "error config reload refused; still serving the last good deployment: invalid deployment config:\n  "+l.file+": plugins[2].config.readLimit: toolfs: readLimit must be a positive integer", message())
 }
 
 // 100 rapid rewrites coalesce into few reloads and end in one consistent

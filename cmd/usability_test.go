@@ -10,8 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestNewUserMessages is issue 11's "Also fix" list: each mistake a new
-// user makes gets an error that says what to do, with exit 2.
+// TestNewUserMessages: each mistake a new user makes gets an error that says what to do, with exit 2.
 func TestNewUserMessages(t *testing.T) {
 	w := workspace(t)
 	tests := []struct {

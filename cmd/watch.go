@@ -18,7 +18,7 @@ import (
 
 // reloadQuiet is how long a config file must stay unchanged before a
 // reload runs: editors write a file in several steps (truncate, write,
-// rename over), and a burst of them is one reload (issue 13: about 200 ms).
+// rename over), and a burst of them within 200 ms is one reload.
 const reloadQuiet = 200 * time.Millisecond
 
 // Re-establishing a lost watch (issue: a trial removed and recreated the
@@ -198,7 +198,7 @@ func (f *fileWatch) ensure() error {
 }
 
 // watchDeployment makes serve reload its deployment whenever the --config
-// file changes (issue 13). Each reload loads the file again through the same
+// file changes. Each reload loads the file again through the same
 // layers as at start (env, flags, and the workspace: the one chosen by flag,
 // env or file, else the one serve settled on), under the workspace's change
 // lock, so that it never interleaves with adopting the client's root; calls
@@ -213,6 +213,11 @@ func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt 
 	explicit := rt.dep.WorkspaceFrom != "default"
 	r := &reloader{rt: rt, log: log, hold: hold,
 		frontEnd: func(e config.Entry) any { return mounted(e.Config, mount) },
+		announce: func(level, message string) {
+			if srv, ok := frontend.Key.Get(rt.host.Root()); ok {
+				srv.Announce(level, message)
+			}
+		},
 		load: func() (*config.Deployment, error) {
 			if explicit {
 				return c.deployment(env)

@@ -6,12 +6,15 @@ import (
 	"github.com/dsh-go/dsh/host"
 )
 
-// defaultTree returns the default deployment, default.yaml (the
-// file docs/configuration.md shows), as its YAML parser reads it: the
-// plugin list by name. It is built here rather than parsed at every start,
-// which saved `dshhost call` the YAML parser's first run (about a tenth of
-// its own start-up work, docs/benchmarks.md); TestDefaultTreeIsDefaultYAML
-// keeps the two equal. The tree is fresh on every call: read's caller may
+// defaultTree returns the default deployment, the one place it is written
+// (docs/configuration.md shows it; a docs test holds the two equal): the
+// local provider, the sandbox modes (workspace-write over the workspace:
+// it refuses nothing the provider's confinement does not), the
+// read-before-edit policy, the four filesystem tools, the two search tools,
+// and the MCP server (mounted by `dshhost serve` only; listed so that
+// DSH_MCP_* variables configure it). The tool registry (tools) is always
+// mounted by dshhost and need not be listed. The tree is what a file
+// listing these names parses to, fresh on every call: its caller may
 // change it.
 func defaultTree() map[string]any {
 	names := []string{"fslocal", "fssandbox", "fspolicy", "toolfs", "toolsearch", "mcp"}

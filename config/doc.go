@@ -1,7 +1,7 @@
 // Package config turns a deployment description into the ordered list of
 // plugin entries dshhost mounts (host §3.7, style §2.3). A deployment is a
-// YAML, JSON or TOML file (or the embedded default: fslocal, fspolicy,
-// toolfs) with a `workspace` and a `plugins` list of entries
+// YAML, JSON or TOML file (or the built-in default, deployment.go) with a
+// `workspace` and a `plugins` list of entries
 // `{id, name, disabled, config}`. Layers, in increasing priority: the file,
 // `DSH_` environment variables, then flags (`--workspace`, `--disable ID`,
 // `--set ID.key=value`); they are merged with koanf v2.

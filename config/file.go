@@ -28,9 +28,8 @@ import (
 // loading into an empty Koanf and reading it back with Raw gives the same
 // tree (the parsed map with non-string keys spelled as strings, which
 // maps.IntfaceKeysToStrings does as koanf's merge would) but also flattens
-// it and deep-copies it through reflection, which was a tenth of `dshhost
-// call`'s own start-up work (docs/benchmarks.md). The layers are merged by
-// koanf in Load.
+// it and deep-copies it through reflection, work a one-shot `dshhost call`
+// does not need. The layers are merged by koanf in Load.
 func (l *loader) read() (map[string]any, error) {
 	if l.opts.File == "" {
 		l.source = DefaultSource

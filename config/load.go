@@ -223,8 +223,8 @@ func (l *loader) originOf(id, key string) string {
 // treeLayer is a koanf.Provider of a tree that Load built and hands over:
 // it reads as confmap.Provider(tree, ".") does (non-string keys spelled as
 // strings, dotted keys unflattened) without confmap's reflective deep copy,
-// which guards a caller's map that Load never touches again (a third of
-// Load's work in `dshhost call`, docs/benchmarks.md).
+// which guards a caller's map that Load never touches again and was most of
+// Load's own work.
 type treeLayer map[string]any
 
 // ReadBytes is not supported: the layer is a tree, not a file.

@@ -307,8 +307,7 @@ func TestUnknownFormatAndMissingFile(t *testing.T) {
 	assert.ErrorContains(t, err, "none.yaml")
 }
 
-// TestRelativePathKeys is issue 11 ("Also fix"): a relative `root:` in a
-// file resolves against the file's directory, as `workspace:` does, so the
+// TestRelativePathKeys: a relative `root:` in a file resolves against the file's directory, as `workspace:` does, so the
 // same file confines the same way wherever it is started; from the
 // environment or a flag, against the working directory.
 func TestRelativePathKeys(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/config"
 	_ "github.com/dsh-go/dsh/examples/auditlog"
 	_ "github.com/dsh-go/dsh/examples/protectedpaths"
 	"github.com/dsh-go/dsh/host"
@@ -205,7 +206,7 @@ func TestGuideExcerptsAreVerbatimFromTheCode(t *testing.T) {
 
 // tagged is the build context of the tagged build (docs/fleet.md), a
 // superset of the default one: with natsbus, plugins/natsbus is a package
-// and plugins/standard imports it.
+// too.
 var tagged = func() build.Context {
 	c := build.Default
 	c.BuildTags = append(c.BuildTags, "natsbus")
@@ -217,12 +218,12 @@ var tagged = func() build.Context {
 // them.
 var buildTagged = map[string]bool{"natsbus": true}
 
-// packages returns every package directory of the module (relative,
-// slash-separated) with its non-test imports from the module in the
-// tagged build, except testdata and hidden directories.
-func packages(t *testing.T) map[string][]string {
+// packageDirs returns every package directory of the module with non-test
+// Go files in the tagged build (relative, slash-separated), except
+// testdata and hidden directories.
+func packageDirs(t *testing.T) []string {
 	t.Helper()
-	out := map[string][]string{}
+	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -233,53 +234,15 @@ func packages(t *testing.T) map[string][]string {
 		if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		pkg, err := tagged.ImportDir(path, 0)
-		if err != nil {
+		if pkg, err := tagged.ImportDir(path, 0); err != nil || len(pkg.GoFiles) == 0 {
 			return nil // no Go files, or only tests
 		}
 		rel, _ := filepath.Rel(root, path)
-		var imports []string
-		for _, imp := range pkg.Imports {
-			if after, ok := strings.CutPrefix(imp, module); ok {
-				imports = append(imports, after)
-			}
-		}
-		out[filepath.ToSlash(rel)] = imports
+		out = append(out, filepath.ToSlash(rel))
 		return nil
 	})
 	require.NoError(t, err)
 	return out
-}
-
-func TestTheImportTableMatchesTheCode(t *testing.T) {
-	sec, ok := section(read(t, "docs/architecture.md"), "## The import graph")
-	require.True(t, ok)
-	actual := packages(t)
-	listed := map[string]bool{}
-	for l := range strings.SplitSeq(sec, "\n") {
-		cells := strings.Split(l, "|")
-		if len(cells) != 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
-			continue
-		}
-		pkg := strings.Trim(strings.TrimSpace(cells[1]), "`")
-		listed[pkg] = true
-		var want []string
-		for imp := range strings.SplitSeq(cells[2], ",") {
-			if imp = strings.Trim(strings.TrimSpace(imp), "`"); imp != "" && imp != "—" {
-				want = append(want, imp)
-			}
-		}
-		got, exists := actual[pkg]
-		if assert.True(t, exists, "architecture.md lists package %s, which does not exist", pkg) {
-			assert.ElementsMatch(t, want, got, "imports of %s", pkg)
-		}
-	}
-	for pkg := range actual {
-		if pkg == "." || pkg == "docs" || strings.HasPrefix(pkg, "internal/") || strings.HasSuffix(pkg, "test") {
-			continue
-		}
-		assert.True(t, listed[pkg], "architecture.md's import table lists %s", pkg)
-	}
 }
 
 var repoFile = regexp.MustCompile("`([a-z][a-zA-Z0-9_./-]*/[a-zA-Z0-9_.-]+\\.(?:go|md|yaml))`")
@@ -310,7 +273,7 @@ func TestTheExamplePluginsUseOnlyThePublicAPI(t *testing.T) {
 }
 
 func TestEveryPackageHasADocComment(t *testing.T) {
-	for dir := range packages(t) {
+	for _, dir := range packageDirs(t) {
 		pkg, err := tagged.ImportDir(filepath.Join(root, dir), 0)
 		require.NoError(t, err)
 		var doc string
@@ -335,4 +298,39 @@ func firstLine(s string) string {
 	sc := bufio.NewScanner(strings.NewReader(s))
 	sc.Scan()
 	return sc.Text()
+}
+
+// The default deployment is written once, in config; the YAML block that
+// opens configuration.md shows it and must list the same entries.
+func TestTheDocumentedDefaultDeploymentIsTheBuiltIn(t *testing.T) {
+	md := read(t, "docs/configuration.md")
+	start := strings.Index(md, "```yaml\n")
+	require.GreaterOrEqual(t, start, 0, "configuration.md opens with the default deployment as YAML")
+	block, _, ok := strings.Cut(md[start+len("```yaml\n"):], "```")
+	require.True(t, ok)
+	var shown []string
+	for l := range strings.SplitSeq(block, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(l), "- name: "); ok {
+			shown = append(shown, name)
+		}
+	}
+	dep, err := config.Load(config.Options{Dir: t.TempDir(), Environ: []string{}})
+	require.NoError(t, err)
+	var built []string
+	for _, e := range dep.Entries {
+		built = append(built, e.Name)
+	}
+	assert.Equal(t, built, shown)
+}
+
+// The README's layout table names every package of the module.
+func TestTheReadmeLayoutListsEveryPackage(t *testing.T) {
+	layout, ok := section(read(t, "README.md"), "## Layout")
+	require.True(t, ok)
+	for _, dir := range packageDirs(t) {
+		if dir == "." {
+			continue
+		}
+		assert.Contains(t, layout, "`"+dir+"/`", "README.md's layout lists %s", dir)
+	}
 }

@@ -68,15 +68,17 @@ func TestTheEventBusFence(t *testing.T) {
 
 	outer, inner := NewNotify[int]("test/outer"), NewNotify[int]("test/inner")
 	var calls []string
+	var first []Disposer
 	for i := range 3 {
-		_, err := outer.On(scope, func(ctx context.Context, n int) error {
+		d, err := outer.On(scope, func(ctx context.Context, n int) error {
 			calls = append(calls, "outer")
 			if i == 0 {
 				return inner.Emit(ctx, scope, n)
 			}
 			return nil
-		}, Once())
+		})
 		require.NoError(t, err)
+		first = append(first, d)
 	}
 	d, err := outer.On(scope, func(ctx context.Context, n int) error { return inner.Emit(ctx, scope, n) })
 	require.NoError(t, err)
@@ -84,6 +86,9 @@ func TestTheEventBusFence(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, outer.Emit(context.Background(), scope, 1))
+	for _, d := range first {
+		require.NoError(t, d(context.Background()))
+	}
 	require.NoError(t, outer.Emit(context.Background(), scope, 2))
 	require.NoError(t, d(context.Background()))
 	require.NoError(t, outer.Emit(context.Background(), scope, 3), "no listeners left: nothing published")

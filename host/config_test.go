@@ -112,16 +112,21 @@ func TestDefaultsOfTheWrongTypePanics(t *testing.T) {
 }
 
 func TestPluginDescribesItself(t *testing.T) {
-	a, b, c := host.NewKey[int]("a"), host.NewKey[int]("b"), host.NewKey[int]("c")
+	a, b := host.NewKey[int]("a"), host.NewKey[int]("b")
 	p := host.Define("described", func(context.Context, *host.Scope, sampleConfig) error { return nil },
-		host.Inject(a), host.Optional(b), host.OptionalRestart(c), host.Provides(a, b), host.Defaults(defaultSample))
+		host.Inject(a), host.Optional(b), host.Provides(a, b), host.Defaults(defaultSample))
 	assert.Equal(t, "described", p.Name())
-	assert.Equal(t, []string{"a"}, p.Injects())
-	assert.Equal(t, []string{"b", "c"}, p.OptionalServices())
-	assert.Equal(t, []string{"a", "b"}, p.ProvidedServices())
 	assert.Equal(t, "sampleConfig", p.ConfigType().Name())
 	assert.Equal(t, defaultSample(), p.DefaultConfig())
 	assert.Equal(t, noConfig{}, define("bare", func(context.Context, *host.Scope) error { return nil }).DefaultConfig())
+
+	h := newHost(t)
+	mount(t, h, p, nil)
+	snap := h.Snapshot()
+	require.Len(t, snap, 1)
+	assert.Equal(t, []string{"a"}, snap[0].Injects)
+	assert.Equal(t, []string{"b"}, snap[0].Optional)
+	assert.Equal(t, []string{"a", "b"}, snap[0].Provides)
 }
 
 // host §6 item 3: an invalid config gives FAILED, apply never runs, and the

@@ -8,7 +8,7 @@
 // # Plugins, instances and scopes
 //
 // A [Plugin] is made once with [Define]: a name, the services it injects
-// ([Inject]) and may use ([Optional], [OptionalRestart]), a config type and
+// ([Inject]) and may use ([Optional]), a config type and
 // an apply function. Every mount of it ([Scope.Plugin], [Host.Plugin]) is an
 // [Instance]; each activation of an instance has a [Scope], the ownership
 // handle through which it registers listeners, services ([Key.Provide]),
@@ -35,9 +35,11 @@
 // Event descriptors are typed values declared by contract packages:
 // [Notify] (Emit: every listener runs, failures joined; carried by
 // github.com/asaskevich/EventBus behind the fence in bus.go), [Chain]
-// (Waterfall: nested middleware with a position-bound next and a default),
-// [Parallel] and [First]. Dispatch iterates a copy-on-write snapshot;
-// listeners may emit, register or dispose re-entrantly.
+// (Waterfall: nested middleware with a position-bound next and a default).
+// Those are the only dispatch modes: Cordis's parallel and serial ones, once
+// and priorities are not offered, as no plugin needs them (host §2.2).
+// Dispatch iterates a copy-on-write snapshot; listeners may emit, register
+// or dispose re-entrantly.
 //
 // # Concurrency
 //

@@ -16,45 +16,27 @@ type effect struct {
 	label string
 	fn    Disposer
 	once  sync.Once
-	mode  teardown
+	// inline marks a host-owned teardown that runs no plugin code outside
+	// a timeout of its own: a listener's removal (a lock and a list swap),
+	// a child instance's disposal and a service's withdrawal (each disposer
+	// they run has its own timeout). It runs on the calling goroutine with
+	// the caller's ctx. Every other effect is plugin code and runs through
+	// callDisposer.
+	inline bool
 }
 
-// teardown is how an effect's disposer runs.
-type teardown uint8
-
-const (
-	// guarded: plugin code, on a goroutine of its own, cut off at the
-	// host's dispose timeout (callDisposer).
-	guarded teardown = iota
-	// inline: a host-owned teardown that runs no plugin code outside a
-	// timeout of its own: a listener's removal (a lock and a list swap), a
-	// child instance's disposal and a service's withdrawal (each disposer
-	// they run has its own timeout). It runs on the calling goroutine with
-	// the caller's ctx, without the goroutine and the timer of
-	// callDisposer's cut-off, which were most of a one-shot `dshhost call`'s
-	// teardown (docs/benchmarks.md).
-	inline
-	// inlineEffect: plugin code registered with InlineEffect, which returns
-	// promptly by its own account. It runs on the calling goroutine with a
-	// ctx that ends at the dispose timeout (its timer armed only if it
-	// waits), and is not cut off (callInlineEffect).
-	inlineEffect
-)
-
-// run tears the effect down once: with panic containment and, when the host
-// has one, a timeout. It does not touch the scope's effect list.
+// run tears the effect down once: with panic containment and, for plugin
+// code, the host's dispose timeout. It does not touch the scope's effect
+// list.
 func (e *effect) run(ctx context.Context) error {
 	var err error
 	e.once.Do(func() {
 		e.s.h.effectCount.Add(-1)
-		switch e.mode {
-		case inline:
+		if e.inline {
 			err = Protect(fmt.Sprintf("disposer %q", e.label), func() error { return e.fn(ctx) })
-		case inlineEffect:
-			err = e.s.h.callInlineEffect(ctx, e.label, e.fn)
-		default:
-			err = e.s.h.callDisposer(ctx, e.label, e.fn)
+			return
 		}
+		err = e.s.h.callDisposer(ctx, e.label, e.fn)
 	})
 	return err
 }
@@ -102,23 +84,6 @@ func (h *Host) callDisposer(ctx context.Context, label string, fn Disposer) erro
 	return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
 }
 
-// callInlineEffect runs an InlineEffect's fn on the calling goroutine under
-// recover, with a ctx that ends at the host's dispose timeout. fn returning
-// after that ctx ended is reported as a timeout, as callDisposer does.
-func (h *Host) callInlineEffect(ctx context.Context, label string, fn Disposer) error {
-	site := fmt.Sprintf("disposer %q", label)
-	if h.disposeTimeout <= 0 {
-		return Protect(site, func() error { return fn(ctx) })
-	}
-	dctx, cancel := withLazyDeadline(ctx, h.disposeTimeout)
-	defer cancel()
-	err := Protect(site, func() error { return fn(dctx) })
-	if dctx.Err() == nil || ctx.Err() != nil {
-		return err
-	}
-	return fmt.Errorf("disposer %q timed out after %s", label, h.disposeTimeout)
-}
-
 // Effect registers fn as a teardown step of s, labelled for logs and
 // timeouts (e.g. `watch("config.yaml")`). Effects run in strict reverse
 // registration order, one at a time, when s ends (host §1.3). The returned
@@ -131,27 +96,6 @@ func (s *Scope) Effect(label string, fn Disposer) (Disposer, error) {
 		return nil, ErrInactive
 	}
 	return s.addEffectLocked(label, fn).dispose, nil
-}
-
-// InlineEffect registers fn as a teardown step of s like Effect, for
-// teardown that returns promptly: a lock and a list swap, or a wait that
-// ends with its ctx. fn runs on the goroutine that disposes s instead of one
-// of its own, and is not cut off: its ctx ends at the host's dispose timeout
-// and fn must return by then (returning later is reported as a timeout). A
-// panic in fn is contained as in Effect. The goroutine and the timer that
-// Effect's cut-off needs were most of a one-shot `dshhost call`'s teardown
-// (docs/benchmarks.md); the tool registry registers its tools and prompt
-// sections with InlineEffect. Anything that may block on I/O or on another
-// party (a flush, a network call) belongs in Effect.
-func (s *Scope) InlineEffect(label string, fn Disposer) (Disposer, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, ErrInactive
-	}
-	e := s.addEffectLocked(label, fn)
-	e.mode = inlineEffect
-	return e.dispose, nil
 }
 
 func (s *Scope) addEffectLocked(label string, fn Disposer) *effect {
@@ -172,9 +116,8 @@ func (s *Scope) removeEffect(e *effect) {
 	}
 }
 
-// close ends the scope: it refuses new registrations, runs every effect
-// (goroutines started with Go included) newest first, then cancels the
-// scope's context. It returns the joined failures; each is also logged.
+// close ends the scope: it refuses new registrations, then runs every
+// effect (goroutines started with Go included) newest first. It returns the joined failures; each is also logged.
 func (s *Scope) close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -193,6 +136,5 @@ func (s *Scope) close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	s.cancel()
 	return joinErrors(errs)
 }

@@ -293,89 +293,11 @@ func TestAnEffectDisposerIsIdempotent(t *testing.T) {
 	assert.Equal(t, 1, runs)
 }
 
-// host §1.3: an InlineEffect keeps its place in the reverse order, runs on
-// the goroutine that disposes its scope (so it is never left running), sees
-// a ctx that ends at the dispose timeout, and a panic in it is contained.
-func TestAnInlineEffectRunsInPlaceOnTheDisposingGoroutine(t *testing.T) {
+// Shutdown's ctx bounds the whole of it: a disposer's ctx carries that
+// deadline, and one that is still running when it passes is cut off.
+func TestShutdownsCtxBoundsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHost(t, host.WithDisposeTimeout(100*time.Millisecond))
-		var j journal
-		start := time.Now()
-		inst := mount(t, h, define("inline", func(_ context.Context, s *host.Scope) error {
-			if _, err := s.Effect("first", j.effect("first")); err != nil {
-				return err
-			}
-			if _, err := s.InlineEffect("panics", func(context.Context) error { panic("boom") }); err != nil {
-				return err
-			}
-			if _, err := s.InlineEffect("waits", func(ctx context.Context) error {
-				d, _ := ctx.Deadline()
-				j.add("waits: deadline in %s", d.Sub(start))
-				<-ctx.Done()
-				j.add("waits: done at %s", time.Since(start))
-				return nil
-			}); err != nil {
-				return err
-			}
-			_, err := s.InlineEffect("quick", j.effect("quick"))
-			return err
-		}), nil)
-		err := inst.Dispose(t.Context())
-		assert.EqualError(t, err, "disposer \"waits\" timed out after 100ms\ndisposer \"panics\" panicked: boom")
-		assert.Equal(t, []string{"dispose quick", "waits: deadline in 100ms", "waits: done at 100ms", "dispose first"}, j.list(),
-			"the disposer after it runs only once it returned")
-	})
-}
-
-// An InlineEffect that returns by itself is not a timeout, even a slow one
-// under the timeout; one that ignores its ctx holds the teardown until it
-// returns (it is not cut off) and is reported as timed out.
-func TestAnInlineEffectIsNotCutOff(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHost(t, host.WithDisposeTimeout(100*time.Millisecond))
-		var j journal
-		start := time.Now()
-		inst := mount(t, h, define("inline", func(_ context.Context, s *host.Scope) error {
-			if _, err := s.Effect("first", func(context.Context) error {
-				j.add("first at %s", time.Since(start))
-				return nil
-			}); err != nil {
-				return err
-			}
-			if _, err := s.InlineEffect("deaf", func(context.Context) error { time.Sleep(time.Second); return nil }); err != nil {
-				return err
-			}
-			_, err := s.InlineEffect("slow", func(context.Context) error { time.Sleep(50 * time.Millisecond); return nil })
-			return err
-		}), nil)
-		assert.EqualError(t, inst.Dispose(t.Context()), "disposer \"deaf\" timed out after 100ms")
-		assert.Equal(t, []string{"first at 1.05s"}, j.list())
-	})
-}
-
-// An InlineEffect is refused on an inactive scope, and its Disposer runs it
-// early, once.
-func TestAnInlineEffectDisposerIsIdempotent(t *testing.T) {
-	h := newHost(t)
-	var j journal
-	var s *host.Scope
-	inst := mount(t, h, define("inline", func(_ context.Context, sc *host.Scope) error { s = sc; return nil }), nil)
-	d, err := s.InlineEffect("once", j.effect("once"))
-	require.NoError(t, err)
-	require.NoError(t, d(t.Context()))
-	require.NoError(t, d(t.Context()))
-	require.NoError(t, inst.Dispose(t.Context()))
-	assert.Equal(t, []string{"dispose once"}, j.list())
-	_, err = s.InlineEffect("late", j.effect("late"))
-	assert.ErrorIs(t, err, host.ErrInactive)
-}
-
-// WithShutdownTimeout bounds the whole of Shutdown, as a ctx with that
-// deadline would: a disposer's ctx carries that deadline, and one that is
-// still running when it passes is cut off.
-func TestTheShutdownTimeoutBoundsShutdown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHost(t, host.WithShutdownTimeout(time.Second), host.WithDisposeTimeout(time.Minute))
+		h := newHost(t, host.WithDisposeTimeout(time.Minute))
 		deadline := make(chan time.Time, 1)
 		start := time.Now()
 		mount(t, h, define("waiter", func(_ context.Context, s *host.Scope) error {
@@ -387,7 +309,9 @@ func TestTheShutdownTimeoutBoundsShutdown(t *testing.T) {
 			})
 			return err
 		}), nil)
-		err := h.Shutdown(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := h.Shutdown(ctx)
 		assert.Equal(t, time.Second, time.Since(start))
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.ErrorContains(t, err, `disposer "waiter" cut off: context deadline exceeded`)

@@ -18,7 +18,7 @@ type Notify[A any] struct{ ev event }
 // ("ns/action", a convention only).
 func NewNotify[A any](name string) *Notify[A] { return &Notify[A]{ev: event{name: name}} }
 
-// Name returns the event name.
+// Name returns the event name ("ns/action").
 func (n *Notify[A]) Name() string { return n.ev.name }
 
 // NotifyFunc is a Notify listener: it receives the dispatch's ctx and the
@@ -27,8 +27,8 @@ type NotifyFunc[A any] func(ctx context.Context, a A) error
 
 // On registers fn for the event on behalf of s's instance; the registration
 // is an effect of s, removed when s ends or when the returned Disposer runs
-// (which removes exactly this registration). Options: Prepend, Once,
-// Priority. On an inactive scope On returns ErrInactive.
+// (which removes exactly this registration). The one option is Prepend. On
+// an inactive scope On returns ErrInactive.
 func (n *Notify[A]) On(s *Scope, fn NotifyFunc[A], opts ...ListenOption) (Disposer, error) {
 	return s.h.on(s, &n.ev, fn, opts)
 }
@@ -42,16 +42,11 @@ func (n *Notify[A]) On(s *Scope, fn NotifyFunc[A], opts ...ListenOption) (Dispos
 // dispatched directly and never deadlocks.
 func (n *Notify[A]) Emit(ctx context.Context, s *Scope, a A) error {
 	h := s.h
-	if !h.dispatchHooks.empty() {
-		if err := h.checkDispatch(ctx, n.ev.name, a); err != nil {
-			return err
-		}
-	}
 	t := h.topicOf(&n.ev)
 	if t == nil {
 		return nil
 	}
-	if p := t.list.Load(); p == nil || len(*p) == 0 {
+	if len(t.list.load()) == 0 {
 		return nil
 	}
 	if inDispatch(ctx) {
@@ -66,9 +61,6 @@ func (n *Notify[A]) Emit(ctx context.Context, s *Scope, a A) error {
 func (n *Notify[A]) run(ctx context.Context, list []*listener, a A) error {
 	var errs []error
 	for _, l := range list {
-		if !l.claim(ctx) {
-			continue
-		}
 		if err := callNotify(ctx, n.ev.name, l.fn.(NotifyFunc[A]), a); err != nil {
 			errs = append(errs, err)
 		}

@@ -15,10 +15,9 @@ import (
 // do). All methods are safe for concurrent use, and none of them holds a host
 // lock while plugin code runs (host §3.5).
 type Host struct {
-	log             *slog.Logger
-	disposeTimeout  time.Duration
-	loadTimeout     time.Duration
-	shutdownTimeout time.Duration
+	log            *slog.Logger
+	disposeTimeout time.Duration
+	loadTimeout    time.Duration
 
 	mu        sync.RWMutex
 	root      *Instance
@@ -34,8 +33,7 @@ type Host struct {
 	seq           atomic.Int64
 	listenerCount atomic.Int64
 	effectCount   atomic.Int64
-	statusHooks   hookList[*statusHook]
-	dispatchHooks hookList[*dispatchHook]
+	statusHooks   cowList[*statusHook]
 }
 
 // Option configures a Host in New.
@@ -53,14 +51,6 @@ func WithDisposeTimeout(d time.Duration) Option { return func(h *Host) { h.dispo
 // WithLoadTimeout sets the deadline of the ctx each apply receives (host
 // §2.1). Default 30s; zero or less means no deadline.
 func WithLoadTimeout(d time.Duration) Option { return func(h *Host) { h.loadTimeout = d } }
-
-// WithShutdownTimeout bounds all of Shutdown by d, besides its ctx: past d,
-// Shutdown stops waiting as if its ctx had ended. The bound's timer starts
-// only if a disposer waits on its ctx (deadline.go): a teardown that never
-// waits, such as a one-shot `dshhost call`'s, starts none, where a
-// context.WithTimeout of the caller's starts one, which can wake a second
-// thread (docs/benchmarks.md, "Fifth stop"). Default 0: only ctx bounds it.
-func WithShutdownTimeout(d time.Duration) Option { return func(h *Host) { h.shutdownTimeout = d } }
 
 // New returns a running host with an ACTIVE root scope and no plugins.
 func New(opts ...Option) *Host {
@@ -88,9 +78,6 @@ var rootPlugin = &Plugin{name: "root"}
 // After Shutdown it is inactive: registrations on it return ErrInactive.
 func (h *Host) Root() *Scope { return h.rootScope }
 
-// Logger returns the host's logger.
-func (h *Host) Logger() *slog.Logger { return h.log }
-
 // Plugin mounts p under the root scope; see [Scope.Plugin].
 func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOption) (*Instance, error) {
 	return h.rootScope.Plugin(ctx, p, cfg, opts...)
@@ -100,17 +87,11 @@ func (h *Host) Plugin(ctx context.Context, p *Plugin, cfg any, opts ...MountOpti
 // mount order, then refuses further registrations with ErrInactive. It
 // returns the joined errors of every disposer that failed, panicked or timed
 // out (host §3.6, Cordis PR #31 "DisposeChecked"). ctx bounds the whole
-// shutdown, and so does WithShutdownTimeout; pass a context that is not
-// already cancelled. An instance whose apply is still running is disposed
+// shutdown; pass a context that is not already cancelled. An instance whose apply is still running is disposed
 // when apply returns: Shutdown waits for that (each at most the dispose
 // timeout) and reports the error of a load that failed meanwhile. A second
 // call returns nil.
 func (h *Host) Shutdown(ctx context.Context) error {
-	if h.shutdownTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = withLazyDeadline(ctx, h.shutdownTimeout)
-		defer cancel()
-	}
 	h.mu.RLock()
 	var busy []*Instance
 	for _, x := range h.instances {

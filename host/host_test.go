@@ -128,8 +128,6 @@ func TestAListenerCanCallEveryHostAPI(t *testing.T) {
 	other, otherInst := listenerScope(t, h, "other")
 	ping := host.NewNotify[int]("test/ping")
 	chain := host.NewChain[int, int]("test/chain")
-	first := host.NewFirst[int, int]("test/first")
-	parallel := host.NewParallel[int]("test/parallel")
 	key := host.NewKey[int]("from-listener")
 	on(t, ping, other, record[int](&j, "other heard"))
 	chainOn(t, chain, s, func(ctx context.Context, a int, next host.Next[int]) (int, error) {
@@ -152,8 +150,6 @@ func TestAListenerCanCallEveryHostAPI(t *testing.T) {
 			j.add("waterfall gave %d", n)
 			return err
 		}},
-		{"First", func(ctx context.Context) error { _, _, err := first.Dispatch(ctx, s, 1); return err }},
-		{"Parallel", func(ctx context.Context) error { return parallel.Dispatch(ctx, s, 1) }},
 		{"On", func(ctx context.Context) error {
 			_, err := ping.On(s, record[int](&j, "registered by the listener"))
 			return err
@@ -221,8 +217,6 @@ func TestConcurrentUseIsRaceFree(t *testing.T) {
 	h := newHost(t)
 	ping := host.NewNotify[int]("test/race")
 	chain := host.NewChain[int, int]("test/race-chain")
-	first := host.NewFirst[int, int]("test/race-first")
-	parallel := host.NewParallel[int]("test/race-parallel")
 	key := host.NewKey[int]("race")
 	base := hosttest.TakeBaseline(h)
 
@@ -247,9 +241,6 @@ func TestConcurrentUseIsRaceFree(t *testing.T) {
 		if _, err := ping.On(s, func(context.Context, int) error { return nil }); err != nil {
 			return err
 		}
-		if _, err := first.On(s, func(context.Context, int) (int, bool, error) { return 1, true, nil }); err != nil {
-			return err
-		}
 		if err := s.Go("idle", func(ctx context.Context) { <-ctx.Done() }); err != nil {
 			return err
 		}
@@ -267,28 +258,22 @@ func TestConcurrentUseIsRaceFree(t *testing.T) {
 			assert.NoError(t, ping.Emit(ctx, s, i))
 			_, err := chain.Waterfall(ctx, s, i, func(context.Context) (int, error) { return i, nil })
 			assert.NoError(t, err)
-			_, _, err = first.Dispatch(ctx, s, i)
-			assert.NoError(t, err)
-			assert.NoError(t, parallel.Dispatch(ctx, s, i))
 		}
 	})
 	wg.Go(func() { // registrations and their disposal
 		for i := range rounds {
 			opts := []host.ListenOption{}
-			if i%2 == 0 {
-				opts = append(opts, host.Once())
-			}
 			if i%3 == 0 {
 				opts = append(opts, host.Prepend())
 			}
 			d, err := ping.On(s, func(context.Context, int) error { return nil }, opts...)
 			assert.NoError(t, err)
-			pd, err := parallel.On(s, func(context.Context, int) error { return nil })
+			cd, err := chain.On(s, func(ctx context.Context, a int, next host.Next[int]) (int, error) { return next(ctx) })
 			assert.NoError(t, err)
 			ed, err := s.Effect("churn", func(context.Context) error { return nil })
 			assert.NoError(t, err)
 			assert.NoError(t, d(ctx))
-			assert.NoError(t, pd(ctx))
+			assert.NoError(t, cd(ctx))
 			assert.NoError(t, ed(ctx))
 		}
 	})

@@ -156,7 +156,7 @@ func (h *Host) newInstance(parent *Scope, p *Plugin, cfg any, id string) (*Insta
 	inst.link = parent.addEffectLocked(fmt.Sprintf("plugin(%q)", p.name), func(ctx context.Context) error {
 		return h.dispose(ctx, inst)
 	})
-	inst.link.mode = inline
+	inst.link.inline = true
 	return inst, nil
 }
 

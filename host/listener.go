@@ -1,10 +1,9 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
-	"sync/atomic"
 )
 
 // event is the untyped identity of an event descriptor; listener tables are
@@ -13,48 +12,36 @@ type event struct {
 	name string
 }
 
-// topic is one host's listener table for one event: an immutable, ordered
-// slice behind an atomic pointer (copy-on-write, host §3.5, §4.2).
+// topic is one host's listener table for one event: an ordered
+// copy-on-write list (host §3.5, §4.2).
 type topic struct {
 	ev         *event
-	list       atomic.Pointer[[]*listener]
+	list       cowList[*listener]
 	subscribed bool   // on the EventBus; guarded by h.topicMu
 	busName    string // the EventBus topic, set on subscribing; guarded by h.topicMu
 }
 
-// listener is one entry of a topic: host-owned, removed by id.
+// listener is one entry of a topic: host-owned, and removed by its
+// identity (each registration makes its own: host §4.2's id).
 type listener struct {
-	id      int64
-	owner   *Instance
-	fn      any // the descriptor's typed listener function
-	once    bool
-	fired   atomic.Bool
-	prio    int
-	seq     int64 // negative for prepends, most recent lowest
-	dispose Disposer
+	fn  any   // the descriptor's typed listener function
+	seq int64 // the registration's number, negated for a prepend
 }
+
+// bySeq orders a topic's listeners: prepends first, the most recent
+// leading, then the rest in registration order (host §1.5).
+func bySeq(a, b *listener) int { return cmp.Compare(a.seq, b.seq) }
 
 // ListenOption configures one registration.
 type ListenOption func(*listenOptions)
 
 type listenOptions struct {
 	prepend bool
-	once    bool
-	prio    int
 }
 
-// Prepend puts the listener before every listener of the same priority
-// registered so far; among prepended listeners the most recent leads
-// (host §1.5).
+// Prepend puts the listener before every listener registered so far; among
+// prepended listeners the most recent leads (host §1.5).
 func Prepend() ListenOption { return func(o *listenOptions) { o.prepend = true } }
-
-// Once makes the listener fire at most once, claimed by an atomic
-// compare-and-swap, and then removes it (host §2.2, §6 item 15).
-func Once() ListenOption { return func(o *listenOptions) { o.once = true } }
-
-// Priority orders listeners by n, highest first; equal priorities keep
-// registration order (and Prepend). The default is 0.
-func Priority(n int) ListenOption { return func(o *listenOptions) { o.prio = n } }
 
 // topicOf returns h's table for ev, or nil when nothing ever listened.
 func (h *Host) topicOf(ev *event) *topic {
@@ -67,9 +54,7 @@ func (h *Host) topicOf(ev *event) *topic {
 // snapshot returns the current listener list of ev (nil when empty).
 func (h *Host) snapshot(ev *event) []*listener {
 	if t := h.topicOf(ev); t != nil {
-		if p := t.list.Load(); p != nil {
-			return *p
-		}
+		return t.list.load()
 	}
 	return nil
 }
@@ -95,77 +80,23 @@ func (h *Host) on(s *Scope, ev *event, fn any, opts []ListenOption) (Disposer, e
 	if s.closed {
 		return nil, ErrInactive
 	}
-	l := &listener{fn: fn, owner: s.inst, once: o.once, prio: o.prio}
-	n := h.seq.Add(1)
-	l.id = n
-	l.seq = n
+	l := &listener{fn: fn, seq: h.seq.Add(1)}
 	if o.prepend {
-		l.seq = -n
+		l.seq = -l.seq
 	}
 	h.topicMu.Lock()
 	t := h.topicForLocked(ev)
 	h.topicMu.Unlock()
-	// The effect (and l.dispose, which a Once listener calls when it fires)
-	// must exist before l is published: a concurrent dispatch may claim l
-	// as soon as the list is stored.
 	e := s.addEffectLocked(fmt.Sprintf("on(%q)", ev.name), func(context.Context) error {
-		h.removeListener(t, l.id)
+		if t.list.remove(l) {
+			h.listenerCount.Add(-1)
+		}
 		return nil
 	})
-	e.mode = inline
-	l.dispose = e.dispose
+	e.inline = true
 	h.listenerCount.Add(1)
-	h.topicMu.Lock()
-	var next []*listener
-	if p := t.list.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, l)
-	sort.SliceStable(next, func(i, j int) bool {
-		if next[i].prio != next[j].prio {
-			return next[i].prio > next[j].prio
-		}
-		return next[i].seq < next[j].seq
-	})
-	t.list.Store(&next)
-	h.topicMu.Unlock()
+	t.list.add(l, bySeq)
 	return e.dispose, nil
-}
-
-// removeListener drops the entry with id from t, exactly that one.
-func (h *Host) removeListener(t *topic, id int64) {
-	h.topicMu.Lock()
-	defer h.topicMu.Unlock()
-	p := t.list.Load()
-	if p == nil {
-		return
-	}
-	next := make([]*listener, 0, len(*p))
-	found := false
-	for _, l := range *p {
-		if l.id == id {
-			found = true
-			continue
-		}
-		next = append(next, l)
-	}
-	if found {
-		t.list.Store(&next)
-		h.listenerCount.Add(-1)
-	}
-}
-
-// claim reports whether l may fire now: always for a persistent listener,
-// exactly once for a Once listener, which is then removed.
-func (l *listener) claim(ctx context.Context) bool {
-	if !l.once {
-		return true
-	}
-	if !l.fired.CompareAndSwap(false, true) {
-		return false
-	}
-	_ = l.dispose(context.WithoutCancel(ctx))
-	return true
 }
 
 func listenerSite(name string) string { return fmt.Sprintf("listener of %q", name) }

@@ -16,7 +16,6 @@ type Plugin struct {
 	name       string
 	inject     []ServiceKey
 	optional   []ServiceKey
-	restartOn  []ServiceKey
 	provides   []ServiceKey
 	defaults   func() any
 	configType reflect.Type
@@ -38,13 +37,6 @@ func Inject(keys ...ServiceKey) PluginOption {
 // does not restart the plugin (host §3.2).
 func Optional(keys ...ServiceKey) PluginOption {
 	return func(p *Plugin) { p.optional = append(p.optional, keys...) }
-}
-
-// OptionalRestart declares optional services whose presence the plugin
-// reads once in apply: they never gate activation, but an ACTIVE instance is
-// restarted whenever one of them appears or goes away (host §3.2).
-func OptionalRestart(keys ...ServiceKey) PluginOption {
-	return func(p *Plugin) { p.restartOn = append(p.restartOn, keys...) }
 }
 
 // Provides declares the services the plugin's apply provides. It is
@@ -90,18 +82,6 @@ func Define[C any](name string, apply func(ctx context.Context, s *Scope, cfg C)
 // Name returns the plugin's name, e.g. "fslocal".
 func (p *Plugin) Name() string { return p.name }
 
-// Injects returns the names of the required services, in declaration order.
-func (p *Plugin) Injects() []string { return keyNames(p.inject) }
-
-// OptionalServices returns the names of the optional services (both probed
-// and restarting), in declaration order.
-func (p *Plugin) OptionalServices() []string {
-	return append(keyNames(p.optional), keyNames(p.restartOn)...)
-}
-
-// ProvidedServices returns the names declared with Provides.
-func (p *Plugin) ProvidedServices() []string { return keyNames(p.provides) }
-
 // ConfigType returns the plugin's config type C.
 func (p *Plugin) ConfigType() reflect.Type { return p.configType }
 
@@ -113,6 +93,10 @@ func (p *Plugin) DefaultConfig() any {
 	}
 	return reflect.Zero(p.configType).Interface()
 }
+
+// ProvidedServices returns the names declared with Provides, in
+// declaration order.
+func (p *Plugin) ProvidedServices() []string { return keyNames(p.provides) }
 
 func keyNames(keys []ServiceKey) []string {
 	out := make([]string, len(keys))

@@ -96,7 +96,7 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 			h.setStateLocked(inst, StateActive)
 			h.mu.Unlock()
 			h.flushStatus()
-			h.activated(ctx, inst)
+			h.wake(ctx) // its services are visible now
 			return
 		}
 		if err != nil && !stale && !disposeReq {
@@ -152,13 +152,12 @@ func (h *Host) start(ctx context.Context, inst *Instance) {
 	}
 }
 
-// callApply runs the plugin's apply under recover with a load-bounded ctx,
-// whose timer starts only if apply waits on it (deadline.go).
+// callApply runs the plugin's apply under recover with a load-bounded ctx.
 func (h *Host) callApply(ctx context.Context, inst *Instance, scope *Scope, cfg any) error {
 	actx := context.WithoutCancel(ctx)
 	if h.loadTimeout > 0 {
 		var cancel context.CancelFunc
-		actx, cancel = withLazyDeadline(actx, h.loadTimeout)
+		actx, cancel = context.WithTimeout(actx, h.loadTimeout)
 		defer cancel()
 	}
 	site := fmt.Sprintf("plugin %q", inst.plugin.name)
@@ -168,23 +167,6 @@ func (h *Host) callApply(ctx context.Context, inst *Instance, scope *Scope, cfg 
 		err = fmt.Errorf("%s: %w", site, err)
 	}
 	return err
-}
-
-// activated runs after inst became ACTIVE: its services are now visible, so
-// waiting instances may start and optional-restart dependents restart.
-func (h *Host) activated(ctx context.Context, inst *Instance) {
-	h.mu.RLock()
-	var names []string
-	for name, sv := range h.services {
-		if sv.provider == inst {
-			names = append(names, name)
-		}
-	}
-	h.mu.RUnlock()
-	for _, name := range names {
-		h.restartOptional(ctx, name, inst)
-	}
-	h.wake(ctx)
 }
 
 // wake starts every PENDING instance whose services are ready, in creation
@@ -204,30 +186,12 @@ func (h *Host) wake(ctx context.Context) {
 	}
 }
 
-// restartOptional restarts every ACTIVE or LOADING instance (other than
-// except) that declared name with OptionalRestart; a LOADING one may already
-// have probed for the service, so its load is marked stale.
-func (h *Host) restartOptional(ctx context.Context, name string, except *Instance) {
-	h.mu.RLock()
-	var deps []*Instance
-	for _, x := range h.instances {
-		if x != except && (x.state == StateActive || x.state == StateLoading) && hasKey(x.plugin.restartOn, name) {
-			deps = append(deps, x)
-		}
-	}
-	h.mu.RUnlock()
-	for _, x := range deps {
-		_ = h.unloadToPending(ctx, x)
-		h.start(ctx, x)
-	}
-}
-
 func hasKey(keys []ServiceKey, name string) bool {
 	return slices.ContainsFunc(keys, func(k ServiceKey) bool { return k.Name() == name })
 }
 
-// dependentsLocked lists the ACTIVE or LOADING instances that inject (or
-// optionally restart on) one of names, newest first.
+// dependentsLocked lists the ACTIVE or LOADING instances that inject one of
+// names, newest first.
 func (h *Host) dependentsLocked(names []string) []*Instance {
 	var deps []*Instance
 	for i := len(h.instances) - 1; i >= 0; i-- {
@@ -236,7 +200,7 @@ func (h *Host) dependentsLocked(names []string) []*Instance {
 			continue
 		}
 		for _, n := range names {
-			if hasKey(x.plugin.inject, n) || hasKey(x.plugin.restartOn, n) {
+			if hasKey(x.plugin.inject, n) {
 				deps = append(deps, x)
 				break
 			}

@@ -16,10 +16,8 @@ import (
 // A scope becomes inactive when its activation starts unloading; every
 // registration on it then fails with ErrInactive.
 type Scope struct {
-	h      *Host
-	inst   *Instance
-	ctx    context.Context
-	cancel context.CancelFunc
+	h    *Host
+	inst *Instance
 	// log is made on first use (Logger): tagging a logger formats its
 	// attributes at once, and most activations never log.
 	log     *slog.Logger
@@ -31,20 +29,7 @@ type Scope struct {
 	onUpdate func(ctx context.Context, cfg any) error // OnUpdate's hook
 }
 
-func newScope(h *Host, inst *Instance) *Scope {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Scope{
-		h:      h,
-		inst:   inst,
-		ctx:    ctx,
-		cancel: cancel,
-	}
-}
-
-// Context returns a context cancelled when this activation unloads, once
-// its disposers have run, for long-lived work (host §2.1). It carries no
-// deadline and no values.
-func (s *Scope) Context() context.Context { return s.ctx }
+func newScope(h *Host, inst *Instance) *Scope { return &Scope{h: h, inst: inst} }
 
 // Logger returns the host's structured logger tagged with this instance's
 // plugin name and ID.
@@ -59,16 +44,9 @@ func (s *Scope) Host() *Host { return s.h }
 // Instance returns the instance this scope is an activation of.
 func (s *Scope) Instance() *Instance { return s.inst }
 
-// Active reports whether the scope still accepts registrations.
-func (s *Scope) Active() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return !s.closed
-}
-
-// Go runs fn in a goroutine owned by s. fn receives a ctx derived from
-// s.Context(); waiting for fn is a disposer of s labelled `go("<label>")`,
-// so in teardown, at its place in reverse registration order, that ctx is
+// Go runs fn in a goroutine owned by s. fn receives a ctx that is
+// cancelled when the activation unloads: waiting for fn is a disposer of s
+// labelled `go("<label>")`, so in teardown, at its place in reverse registration order, that ctx is
 // cancelled and fn is awaited (up to the host's dispose timeout) before
 // anything registered earlier is torn down, and always before the instance
 // is DISPOSED (host §1.3, §2.1, §6 item 10). A panic in fn is recovered and
@@ -80,14 +58,10 @@ func (s *Scope) Go(label string, fn func(ctx context.Context)) error {
 	if s.closed {
 		return ErrInactive
 	}
-	ctx, cancel := context.WithCancel(s.ctx)
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.addEffectLocked(fmt.Sprintf("go(%q)", label), func(dctx context.Context) error {
 		cancel()
-		if s.h.disposeTimeout > 0 {
-			<-done // callDisposer cuts this wait off at the timeout
-			return nil
-		}
 		select {
 		case <-done:
 			return nil

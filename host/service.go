@@ -58,12 +58,10 @@ func (k *Key[T]) Provide(s *Scope, v T) (Disposer, error) {
 	e := s.addEffectLocked(fmt.Sprintf("provide(%q)", k.name), func(ctx context.Context) error {
 		return h.withdraw(ctx, k.name, sv)
 	})
-	e.mode = inline // host-owned: each dependent's disposers have their own timeouts
+	e.inline = true // host-owned: each dependent's disposers have their own timeouts
 	s.mu.Unlock()
 	if active {
-		ctx := context.Background()
-		h.restartOptional(ctx, k.name, s.inst)
-		h.wake(ctx)
+		h.wake(context.Background())
 	}
 	return e.dispose, nil
 }
@@ -88,7 +86,6 @@ func (h *Host) withdraw(ctx context.Context, name string, sv *service) error {
 		delete(h.services, name)
 	}
 	h.mu.Unlock()
-	h.wake(ctx) // optional-restart dependents come back without it
 	return joinErrors(errs)
 }
 

@@ -291,34 +291,6 @@ func TestOptionalNeverGatesActivation(t *testing.T) {
 	}, j.list(), "its presence changes never restarted the prober")
 }
 
-// host §3.2: an OptionalRestart dependency never gates activation, and the
-// instance restarts whenever the service appears or goes away.
-func TestOptionalRestartFollowsPresence(t *testing.T) {
-	h := newHost(t)
-	var j journal
-	watcher := mount(t, h, define("watcher", func(_ context.Context, s *host.Scope) error {
-		v, _ := storeKey.Get(s)
-		j.add("apply watcher with %s", nameOf(v))
-		_, err := s.Effect("watcher", j.effect("watcher"))
-		return err
-	}, host.OptionalRestart(storeKey)), nil)
-	assert.Equal(t, host.StateActive, watcher.State())
-	assert.Equal(t, []string{"apply watcher with nothing"}, j.take())
-
-	pa := mount(t, h, storeProvider(&j, "a"), nil)
-	assert.Equal(t, host.StateActive, watcher.State())
-	assert.Equal(t, []string{"dispose watcher", "apply watcher with a"}, j.take())
-
-	require.NoError(t, pa.Dispose(t.Context()))
-	assert.Equal(t, host.StateActive, watcher.State())
-	assert.Equal(t, []string{
-		"dispose watcher",
-		"dispose provider a after (sees a, true)",
-		"apply watcher with nothing", // restarted as soon as the service is withdrawn
-		"dispose provider a before (sees nothing, false)",
-	}, j.take())
-}
-
 // host §6 item 11: a With sub-plugin exists exactly while its keys do.
 func TestWithExistsExactlyWhileItsKeysDo(t *testing.T) {
 	h := newHost(t)
@@ -362,32 +334,4 @@ func TestWithExistsExactlyWhileItsKeysDo(t *testing.T) {
 	require.NoError(t, owner.Dispose(t.Context()))
 	assert.Equal(t, host.StateDisposed, sub.State())
 	assert.Equal(t, host.StateActive, pb.State())
-}
-
-// host §3.2: a service that appears while an OptionalRestart dependent is
-// LOADING (its apply already probed and found nothing) still restarts it.
-func TestOptionalRestartDuringLoading(t *testing.T) {
-	h := newHost(t)
-	var j journal
-	started, release := make(chan struct{}), make(chan struct{})
-	runs := 0
-	var watcher *host.Instance
-	p := define("watcher", func(_ context.Context, s *host.Scope) error {
-		runs++
-		v, _ := storeKey.Get(s)
-		j.add("apply watcher with %s", nameOf(v))
-		if runs == 1 {
-			watcher = s.Instance()
-			close(started)
-			<-release
-		}
-		return nil
-	}, host.OptionalRestart(storeKey))
-	done := mountAsync(h, p, nil)
-	<-started
-	mount(t, h, storeProvider(&j, "a"), nil)
-	close(release)
-	<-done
-	assert.Equal(t, host.StateActive, watcher.State())
-	assert.Equal(t, []string{"apply watcher with nothing", "apply watcher with a"}, j.list())
 }

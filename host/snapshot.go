@@ -50,8 +50,8 @@ func (h *Host) Snapshot() []InstanceInfo {
 		missing := h.pendingMissingLocked(x)
 		out = append(out, InstanceInfo{
 			ID: x.id, Parent: parent, Plugin: x.plugin.name, State: x.state, Err: x.err,
-			Missing: missing, Injects: x.plugin.Injects(),
-			Optional: x.plugin.OptionalServices(), Provides: provides,
+			Missing: missing, Injects: keyNames(x.plugin.inject),
+			Optional: keyNames(x.plugin.optional), Provides: provides,
 		})
 	}
 	return out

@@ -19,7 +19,12 @@ type statusHook struct {
 // (host §3.6 "Observability"). fn runs with no host lock held and must not
 // block. The returned Disposer removes it.
 func (h *Host) OnStatus(fn func(inst *Instance, old, new State)) Disposer {
-	return h.statusHooks.add(&statusHook{fn: fn})
+	hk := &statusHook{fn: fn}
+	h.statusHooks.add(hk, nil)
+	return func(context.Context) error {
+		h.statusHooks.remove(hk)
+		return nil
+	}
 }
 
 // flushStatus delivers queued transitions to the status hooks. No lock is
@@ -29,7 +34,7 @@ func (h *Host) flushStatus() {
 	q := h.statusQ
 	h.statusQ = nil
 	h.mu.Unlock()
-	hooks := h.statusHooks.snapshot()
+	hooks := h.statusHooks.load()
 	// Enabled first: the log call's arguments (boxed into a slice of any)
 	// were a hundred allocations of a one-shot `dshhost call`, which logs
 	// at WARN.

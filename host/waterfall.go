@@ -16,7 +16,7 @@ type Chain[A, R any] struct{ ev event }
 // NewChain returns the descriptor of the waterfall event called name.
 func NewChain[A, R any](name string) *Chain[A, R] { return &Chain[A, R]{ev: event{name: name}} }
 
-// Name returns the event name.
+// Name returns the event name ("ns/action").
 func (c *Chain[A, R]) Name() string { return c.ev.name }
 
 // Next continues a waterfall after the current listener. It is never nil. It
@@ -47,21 +47,10 @@ func (c *Chain[A, R]) On(s *Scope, fn ChainFunc[A, R], opts ...ListenOption) (Di
 // error. Waterfall is dispatched by the host, not EventBus, and holds no lock
 // while listeners run.
 func (c *Chain[A, R]) Waterfall(ctx context.Context, s *Scope, a A, inner Next[R]) (R, error) {
-	if !s.h.dispatchHooks.empty() {
-		if err := s.h.checkDispatch(ctx, c.ev.name, a); err != nil {
-			var zero R
-			return zero, err
-		}
-	}
 	return c.step(ctx, s.h.snapshot(&c.ev), 0, a, inner)
 }
 
 func (c *Chain[A, R]) step(ctx context.Context, list []*listener, i int, a A, inner Next[R]) (R, error) {
-	for ; i < len(list); i++ {
-		if list[i].claim(ctx) {
-			break
-		}
-	}
 	if i >= len(list) {
 		return callInner(ctx, c.ev.name, inner)
 	}

@@ -17,14 +17,15 @@ type bench struct {
 	quick    bool
 	dshhost  string   // plain go build, or the -dshhost binary
 	static   string   // CGO_ENABLED=0 go build
-	hello    string   // plain go build of a hello-world
+	hello    string   // CGO_ENABLED=0 go build of a hello-world
 	official []string // node + the official server's entry point; nil: skipped
 	modern   bool     // dshhost is spoken to at 2026-07-28 (no session, _meta on every request)
 	rows     []row
 }
 
-// build builds dshhost (plain and static) and the hello-world into the work
-// directory. The module root is found from the current directory.
+// build builds dshhost (plain and static) and the hello-world (static, as
+// the README installs dshhost) into the work directory. The module root is
+// found from the current directory.
 func (b *bench) build() error {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
@@ -69,7 +70,7 @@ func (b *bench) build() error {
 		}
 	}
 	cmd := exec.Command("go", "build", "-o", b.hello, ".")
-	cmd.Dir, cmd.Stderr = hello, os.Stderr
+	cmd.Dir, cmd.Env, cmd.Stderr = hello, append(os.Environ(), "CGO_ENABLED=0"), os.Stderr
 	return cmd.Run()
 }
 

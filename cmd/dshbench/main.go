@@ -4,8 +4,8 @@
 //
 //	go run ./cmd/dshbench [-official DIR] [-quick] [-n 200]
 //
-// It builds dshhost and a Go hello-world with a plain `go build`, makes its
-// fixtures in a temporary directory, then
+// It builds dshhost (plain and CGO_ENABLED=0) and a static Go hello-world,
+// makes its fixtures in a temporary directory, then
 //
 //   - drives `dshhost serve` over stdio with raw JSON-RPC (no SDK in the
 //     client) and reports p50/p99 per call and the response bytes of read (a
@@ -15,10 +15,14 @@
 //     its directory given by -official or DSHBENCH_OFFICIAL) are installed,
 //     the same calls against it, side by side, with ratios; otherwise that
 //     column is skipped with a message;
+//   - with the same client, the series of contract D26 against the official
+//     server (the first window of a 200 MB file, 5 bytes over a 1 GB file,
+//     the time to answer initialize) and the 10 MB edit against a safe
+//     replace done in process (touchOnly);
 //   - times whole processes (median wall time): `dshhost call read` of a
-//     small file against the hello-world, the first window of a 200 MB file
-//     against `wc -l`, a list of 10,200 entries against `ls -l`, and the
-//     peak RSS of writing 5 bytes over a 1 GB file.
+//     small file against the hello-world, both static, the first window of
+//     a 200 MB file against `wc -l`, a list of 10,200 entries against
+//     `ls -l`, and the peak RSS of writing 5 bytes over a 1 GB file.
 //
 // -quick leaves out the 200 MB and 1 GB fixtures; -only sessions or -only
 // processes runs one half; -only startup (never part of the default run)
@@ -74,6 +78,7 @@ func main() {
 	}
 	if *only == "" || strings.Contains(*only, "sessions") {
 		b.sessions()
+		b.touchOnly()
 	}
 	if *only == "" || strings.Contains(*only, "processes") {
 		b.processes()

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -118,11 +119,11 @@ func (b *bench) processes() {
 	ws := "--workspace=" + b.ws
 	call := func(bin, tool, args string) []string { return []string{bin, "call", ws, tool, args} }
 
-	d, h := pair(60, call(b.dshhost, "read", `{"file_path":"`+smallFile+`"}`), []string{b.hello})
-	b.add(row{name: "dshhost call read, small file (process)", command: "dshhost call read small.txt / hello-world, both plain go build",
-		dsh: d, other: h, otherName: "hello", maxRatio: 3.0})
-	d, h = pair(60, call(b.static, "read", `{"file_path":"`+smallFile+`"}`), []string{b.hello})
-	b.add(row{name: "  the same, static dshhost (CGO_ENABLED=0)", command: "CGO_ENABLED=0 go build; informative",
+	d, h := pair(60, call(b.static, "read", `{"file_path":"`+smallFile+`"}`), []string{b.hello})
+	b.add(row{name: "dshhost call read, small file (process)", command: "dshhost call read small.txt / hello-world, both CGO_ENABLED=0 go build (as the README installs)",
+		dsh: d, other: h, otherName: "hello", maxRatio: 2.5})
+	d, h = pair(60, call(b.dshhost, "read", `{"file_path":"`+smallFile+`"}`), []string{b.hello})
+	b.add(row{name: "  the same, plain go build of dshhost", command: "plain go build (cgo); informative",
 		dsh: d, other: h, otherName: "hello"})
 
 	d, l := pair(20, call(b.dshhost, "list", `{"path":"`+manyDir+`"}`), []string{"ls", "-l", b.path(manyDir)})
@@ -135,9 +136,17 @@ func (b *bench) processes() {
 	}
 	d, w := pair(10, call(b.dshhost, "read", `{"file_path":"`+bigFile+`"}`), []string{"wc", "-l", b.path(bigFile)})
 	b.add(row{name: "read, first window of a 200 MB file (process)", command: "dshhost call read big200m.txt / wc -l big200m.txt",
-		dsh: d, other: w, otherName: "wc -l", maxRatio: 1.2})
+		dsh: d, other: w, otherName: "wc -l", maxRatio: 1.0})
 
-	// Once: the write replaces the 1 GB file with 5 bytes.
+	// Once: the write replaces the 1 GB file with 5 bytes (the session
+	// series may have done so already: it is remade first).
+	if fi, err := os.Stat(b.path(hugeFile)); err != nil || fi.Size() < 1_000_000_000-100 {
+		if err := writeLines(b.path(hugeFile), 0, 1_000_000_000, ""); err != nil {
+			b.add(row{name: "write 5 bytes over a 1 GB file (process)", dsh: figure{err: err}})
+			return
+		}
+		syscall.Sync()
+	}
 	dw, n, rss, cpu, err := run(true, b.dshhost, "call", ws, "--disable", "fspolicy", "write", `{"file_path":"`+hugeFile+`","content":"hello"}`)
 	f := figure{p50: dw, p99: dw, cpu: cpu, bytes: n, peakRSS: rss, err: err}
 	if fi, statErr := os.Stat(b.path(hugeFile)); err == nil && (statErr != nil || fi.Size() != 5) {

@@ -33,7 +33,7 @@ var startupGroups = []struct {
 }
 
 // startup attributes the start-up of `dshhost call read` to what dshhost
-// links (issue 10: "measure where dshhost call spends its time"). It builds,
+// links. It builds,
 // with a plain `go build`, hello-world programs that blank-import more and
 // more of dshhost's dependencies (so their package initialisation and their
 // share of the binary run, but none of their code is called), and times them

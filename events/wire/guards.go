@@ -83,7 +83,7 @@ func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	}
 	t.store(h, append(t.load(), sl))
 	mu.Unlock()
-	d, err := s.InlineEffect("wire.Join", func(ctx context.Context) error {
+	d, err := s.Effect("wire.Join", func(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		rest := slices.DeleteFunc(slices.Clone(t.load()), func(x *slot) bool { return x == sl })

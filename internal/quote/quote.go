@@ -1,6 +1,8 @@
-// Package quote renders names and paths for model-visible listings: the
+// Package quote renders names and paths for model-visible text: the
 // quoting of contract §6.6.5, shared by the list tool, the editor's directory
-// view (editor.md §8.4) and the search tools (search.md).
+// view (editor.md §8.4) and the search tools (search.md), and the [D11]
+// replacement of invalid UTF-8 that every model-visible path and the
+// list's collation go through.
 package quote
 
 import (
@@ -105,4 +107,25 @@ func writeEscapedASCII(b *strings.Builder, c byte) {
 		}
 		b.WriteByte(c)
 	}
+}
+
+// ReplaceInvalid returns s with every byte that does not start a valid
+// UTF-8 sequence replaced by one U+FFFD, everything else unchanged
+// (contract §6.6.5, [D11]). It returns s itself when s is valid.
+func ReplaceInvalid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+			i++
+			continue
+		}
+		b = append(b, s[i:i+n]...)
+		i += n
+	}
+	return string(b)
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
 func TestRenderName(t *testing.T) {
@@ -88,7 +86,7 @@ func checkRenderName(t *testing.T, s string) {
 	var back string
 	undone := strings.ReplaceAll(out, `<\/`, "</")
 	require.NoError(t, json.Unmarshal([]byte(undone), &back), "quoted form must be a JSON string: %q", undone)
-	require.Equal(t, fsapi.Display(s), back)
+	require.Equal(t, ReplaceInvalid(s), back)
 	// The escaping is the contract's, not encoding/json's: <, >, &, U+2028
 	// and U+2029, DEL and C1 are never escaped.
 	for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`, `\u007f`, `\ufffd`} {

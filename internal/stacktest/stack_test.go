@@ -2,6 +2,7 @@ package stacktest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -280,10 +281,10 @@ func TestReadIsTheSameWithoutStreaming(t *testing.T) {
 	assert.Contains(t, results["read whole"], "1: a\n2: b\n3: \ufeffnot a BOM here\n4: last")
 }
 
-// TestReadOfALargeFileIsTheSameEveryWay: a file large enough to be mapped,
-// whose lines after the window fslocal counts in parallel, reads exactly as
-// when it is read whole or streamed chunk by chunk, for windows at its
-// start, middle and end, out of range, and capped (contract §6.7).
+// TestReadOfALargeFileIsTheSameEveryWay: a 9 MiB file, whose lines after
+// the window are still counted when the window ends at its limit, reads
+// exactly as when it is read whole or streamed chunk by chunk, for windows
+// at its start, middle and end, and out of range (contract §6.7).
 func TestReadOfALargeFileIsTheSameEveryWay(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("\uFEFF")
@@ -307,6 +308,26 @@ func TestReadOfALargeFileIsTheSameEveryWay(t *testing.T) {
 			assert.Contains(t, results["read whole"], strconv.Itoa(total), "%s: every line is counted", args)
 		}
 	}
+}
+
+// contract §6.7.5a [D26]: a streamed read whose window ends at the byte cap
+// does not read the rest of the file, so an invalid byte past the window is
+// never met, and states no total; a window that ends at its limit reads to
+// the end for its total and meets it.
+func TestACappedStreamedReadReadsNoFurther(t *testing.T) {
+	s := stacktest.New(t, stacktest.Options{NoPolicy: true, ToolFS: map[string]any{"readStreamMinSize": 1}})
+	line := strings.Repeat("x", 999) + "\n"
+	write(t, s, "f.txt", strings.Repeat(line, 2000)+"\xff\n")
+	res := s.Call(t.Context(), s.Conversation("s"), "read", `{"file_path":"f.txt"}`)
+	require.False(t, res.IsError, res.Text())
+	assert.Contains(t, res.Text(), "\n\n(Output capped. Showing lines 1-51. Use offset=52 to continue.)\n</content>")
+	summary, err := json.Marshal(res.Summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(summary), `"totalLines":null,"capped":true`)
+
+	res = s.Call(t.Context(), s.Conversation("s"), "read", `{"file_path":"f.txt","limit":3}`)
+	assert.True(t, res.IsError)
+	assert.Equal(t, `Error: cannot read "`+s.W+`/f.txt": invalid UTF-8 text`, res.Text())
 }
 
 // readEveryWay writes text to f.txt in a fresh workspace and calls read
@@ -359,8 +380,7 @@ func readEveryWay(t *testing.T, text, args string) map[string]string {
 	return results
 }
 
-// TestNonTextReadAuthorisesAReplace is issue 11 item 7 and contract §4
-// [D14]: a read refused as binary or invalid UTF-8 records a present
+// TestNonTextReadAuthorisesAReplace is contract §4 [D14]: a read refused as binary or invalid UTF-8 records a present
 // observation, so the write that follows replaces the file, and an edit
 // fails in the provider, not in the policy. Large files take the streamed
 // path, which must record the same.

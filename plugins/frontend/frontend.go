@@ -33,6 +33,10 @@ type Server interface {
 	Hold() (release func())
 	// Endpoint says where it serves, for logs: "stdio" or a URL.
 	Endpoint() string
+	// Announce tells the clients that asked for the server's log messages
+	// one at level ("info", "warning", "error", ...), e.g. a reload's
+	// result.
+	Announce(level, message string)
 }
 
 // Mount is what the program that serves gives the front end it mounts:

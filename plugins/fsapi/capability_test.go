@@ -71,6 +71,64 @@ func TestStreamFallsBackToOneChunkOfReadText(t *testing.T) {
 	assert.Same(t, fail, err, "ReadText's error is returned before any chunk")
 }
 
+// lending streams its text in 3-byte chunks through one reused buffer, then
+// fails with err.
+type lending struct {
+	core
+	err error
+}
+
+func (l lending) StreamBytes(context.Context, fsapi.Target) (iter.Seq2[[]byte, error], error) {
+	return func(yield func([]byte, error) bool) {
+		buf := make([]byte, 3)
+		for s := l.text; s != ""; {
+			n := copy(buf, s)
+			if !yield(buf[:n], nil) {
+				return
+			}
+			s = s[n:]
+		}
+		if l.err != nil {
+			yield(nil, l.err)
+		}
+	}, nil
+}
+
+// scanned copies the chunks of a byte scan before each next step, as
+// ScanBytes asks, and returns them with the last pair's error.
+func scanned(t *testing.T, fsys fsapi.FileSystem) ([]string, error) {
+	t.Helper()
+	seq, err := fsapi.ScanBytes(context.Background(), fsys, fsapi.Target{})
+	require.NoError(t, err)
+	var out []string
+	for c, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(c))
+	}
+	return out, nil
+}
+
+func TestScanBytes(t *testing.T) {
+	got, err := scanned(t, lending{core: core{text: "abcdefgh"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"abc", "def", "gh"}, got, "a byte stream's chunks, in order")
+
+	boom := errors.New("read aborted")
+	got, err = scanned(t, lending{core: core{text: "abcd"}, err: boom})
+	assert.ErrorIs(t, err, boom, "a mid-stream error is the last pair's")
+	assert.Equal(t, []string{"abc", "d"}, got)
+
+	got, err = scanned(t, streaming{core{text: "abc"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ab", "c"}, got, "without a byte stream, the text stream's chunks")
+
+	got, err = scanned(t, core{text: "whole text"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"whole text"}, got, "without either, ReadText's text")
+}
+
 func TestRealPath(t *testing.T) {
 	real, ok := fsapi.RealPath(streaming{}, fsapi.Target{Key: "/k"})
 	assert.True(t, ok)

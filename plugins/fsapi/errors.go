@@ -2,7 +2,8 @@ package fsapi
 
 import (
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/dsh-go/dsh/internal/quote"
 )
 
 // Code is one of the fourteen error codes of contract §2.3 (the last two,
@@ -65,23 +66,7 @@ func (e *Error) ErrorCode() string { return string(e.Code) }
 // valid UTF-8 sequence becomes one U+FFFD, everything else is unchanged
 // (contract §6.6.5, [D11]). Every path inside a message of this package passes
 // through it.
-func Display(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	b := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
-			i++
-			continue
-		}
-		b = append(b, s[i:i+n]...)
-		i += n
-	}
-	return string(b)
-}
+func Display(s string) string { return quote.ReplaceInvalid(s) }
 
 func newError(code Code, op, p, msg string, cause error) *Error {
 	return &Error{Code: code, Op: op, Path: p, Message: msg, Err: cause}

@@ -2,6 +2,7 @@ package fsapi
 
 import (
 	"context"
+	"strings"
 
 	"github.com/dsh-go/dsh/host"
 )
@@ -11,10 +12,44 @@ import (
 // read it with Key.Must. Contract §1.
 var Key = host.NewKey[FileSystem]("fs")
 
-// ResolveOptions tunes Resolve and Lstat. Cwd is the directory a relative
-// path is joined to; empty means the provider's own default cwd. Contract §3.2.
+// ResolveOptions tunes Resolve and Lstat (contract §3.2). Tools build them
+// with [CwdOptions].
 type ResolveOptions struct {
+	// Cwd is the directory a relative path is joined to; empty means the
+	// provider's own default cwd.
 	Cwd string
+	// RealCwd joins a relative path to the real location of Cwd instead of
+	// its spelling: the provider resolves Cwd's symlinks itself (falling
+	// back to the spelling when it cannot), so `..` walks the physical
+	// parent, like `cd -P` (contract §6.4). It has no effect without Cwd.
+	RealCwd bool
+}
+
+// CwdOptions returns the options a tool resolves path with for a
+// conversation whose working directory is cwd ("" without one), as
+// contract §6.4 chooses them: no cwd leaves the provider's; a cwd is used
+// as spelled (a symlinked spelling stays in the display path) unless it or
+// path has a `..` segment (a `..` bounded by the start or end of the
+// string, `/` or `\`), which sets RealCwd.
+func CwdOptions(path, cwd string) ResolveOptions {
+	return ResolveOptions{Cwd: cwd, RealCwd: cwd != "" && (hasDotDot(cwd) || hasDotDot(path))}
+}
+
+// hasDotDot reports whether s has a `..` segment (contract §6.4).
+func hasDotDot(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "..")
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || s[j-1] == '/' || s[j-1] == '\\'
+		after := j+2 == len(s) || s[j+2] == '/' || s[j+2] == '\\'
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // FileSystem is the required core of the fs service (contract §2.2). Every

@@ -39,3 +39,25 @@ func Stream(ctx context.Context, fsys FileSystem, t Target) (iter.Seq2[string, e
 type ByteStreamer interface {
 	StreamBytes(ctx context.Context, t Target) (iter.Seq2[[]byte, error], error)
 }
+
+// ScanBytes returns t's text in chunks for a reader that only scans it (the
+// read tool's window, the editor's view): fsys's StreamBytes when it is a
+// [ByteStreamer], so no chunk is copied, else [Stream]'s chunks as bytes.
+// Either way each chunk is valid only until the next iteration step, and
+// the errors are those of the stream (contract §3.5).
+func ScanBytes(ctx context.Context, fsys FileSystem, t Target) (iter.Seq2[[]byte, error], error) {
+	if bs, ok := fsys.(ByteStreamer); ok {
+		return bs.StreamBytes(ctx, t)
+	}
+	chunks, err := Stream(ctx, fsys, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func([]byte, error) bool) {
+		for c, err := range chunks {
+			if !yield([]byte(c), err) {
+				return
+			}
+		}
+	}, nil
+}

@@ -42,7 +42,7 @@ func BenchmarkDecodeText(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				n := 0
-				for chunk, err := range decodeText(context.Background(), &repeatReader{pattern: pattern, left: size}, "/f", nil) {
+				for chunk, err := range decodeText(context.Background(), &repeatReader{pattern: pattern, left: size}, "/f") {
 					if err != nil {
 						b.Fatal(err)
 					}

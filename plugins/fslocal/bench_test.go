@@ -10,7 +10,6 @@ import (
 	"runtime/metrics"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +17,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
-// Benchmarks of issue 3, item 4. They create their big files in b.TempDir()
+// Benchmarks of the provider's reads, writes and listings. They create their big files in b.TempDir()
 // and run only with -bench, e.g.
 //
 //	go test -run '^$' -bench . -benchtime 3x ./plugins/fslocal/
@@ -234,32 +233,15 @@ func BenchmarkListDir10k(b *testing.B) {
 }
 
 // BenchmarkListEntries200 is the list tool's listing of a 200-file
-// directory (issue 10): the cheap listing, types from the directory read,
-// no stat per child. "read" lists a directory changed in every round (so
-// it is read each time, plus the change's two syscalls); "unchanged" lists
-// one settled past dirSnapshotSettle, served from its snapshot.
+// directory: the cheap listing, types from the directory read, no stat per
+// child.
 func BenchmarkListEntries200(b *testing.B) {
-	p, tg, d := benchDir(b, 200, "f%03d.txt")
-	list := func(b *testing.B) {
+	p, tg, _ := benchDir(b, 200, "f%03d.txt")
+	b.ReportAllocs()
+	for b.Loop() {
 		entries, err := p.ListEntries(context.Background(), tg, fsapi.ListOptions{})
 		if err != nil || len(entries) != 200 {
 			b.Fatal(err, len(entries))
 		}
 	}
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		moved := [2]string{filepath.Join(d, "f000.txt"), filepath.Join(d, "f000.moved")}
-		for i := 0; b.Loop(); i++ {
-			require.NoError(b, os.Rename(moved[i%2], moved[(i+1)%2]))
-			list(b)
-		}
-	})
-	b.Run("unchanged", func(b *testing.B) {
-		time.Sleep(1100 * time.Millisecond) // past dirSnapshotSettle
-		list(b)
-		b.ReportAllocs()
-		for b.Loop() {
-			list(b)
-		}
-	})
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // The small-file write and edit benchmarks show the fixed cost of one
-// mutation, where the checks of issue 11 (the directory flock, the
-// permission check, the extended attributes, the NFC lookup of a create)
+// mutation, where the safety checks (the directory flock, the permission
+// check, the extended attributes, the NFC lookup of a create)
 // weigh most: a 4 KiB file, every op committed with both fsyncs.
 
 // BenchmarkWriteTextSmall overwrites a 4 KiB file (unguarded).

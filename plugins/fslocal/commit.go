@@ -23,7 +23,7 @@ type change struct {
 	// target is absent; src that file, open for reading, when the caller has
 	// it (nil: the commit opens it when it needs it).
 	prior fs.FileInfo
-	src   *os.File
+	src   *regularFile
 	// exclusive asks a create to publish without replacing: a file that
 	// appeared at the key since the probe is never clobbered, and the commit
 	// fails FS_NOT_OBSERVED as if it had existed at the check ([D18]).
@@ -84,7 +84,7 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 		return coded(op, t.DisplayPath, err)
 	}
 	fail := func(err error) error { return p.abandon(f, tmp, err) }
-	if _, err := f.WriteString(c.data); err != nil {
+	if err := fsapi.WriteProgress(ctx, f, c.data); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
 	if err := f.Sync(); err != nil {
@@ -100,8 +100,8 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 		}
 		src := c.src
 		if src == nil {
-			if src, err = p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
-				return fail(coded(op, t.DisplayPath, err))
+			if src, err = p.openRegular(ctx, t, op); err != nil {
+				return fail(err)
 			}
 			defer src.Close()
 		}

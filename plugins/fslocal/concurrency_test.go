@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +16,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// Issue 3, item 3: concurrent mutations of one target through the provider.
+// Concurrent mutations of one target through the provider (contract §3.9).
 func TestFiftyUnguardedEditsOfDifferentLinesAllLand(t *testing.T) {
 	w := newWorkspace(t)
 	w.file("f.txt", numberedLines(50), 0o644)
@@ -152,7 +152,13 @@ func TestAliasesShareOneLock(t *testing.T) {
 	assert.Zero(t, w.p.LockCount())
 }
 
+// Every goroutine here waits on a channel (the gate, the lock queue), so
+// synctest.Wait tells when both waiters have queued behind the holder.
 func TestCancelWhileWaitingForTheLock(t *testing.T) {
+	synctest.Test(t, testCancelWhileWaitingForTheLock)
+}
+
+func testCancelWhileWaitingForTheLock(t *testing.T) {
 	w := newWorkspace(t)
 	w.file("f.txt", "start", 0o644)
 	tg := w.target("f.txt")
@@ -180,7 +186,8 @@ func TestCancelWhileWaitingForTheLock(t *testing.T) {
 		_, err := w.p.EditText(ctx, tg, fsapi.EditRequest{OldString: "start", NewString: "edited"}, nil)
 		abortedDone <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let both queue behind the holder
+	synctest.Wait() // both have queued behind the holder
+	assert.Equal(t, 1, w.p.LockCount(), "one key, held and waited for")
 	cancel()
 	err := <-abortedDone
 	assert.EqualError(t, err, "edit aborted")

@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				if !raw {
-					t.Cleanup(fslocal.DisableRawOpen())
+					t.Cleanup(fslocal.DisableOpenat2())
 				}
 				fsapitest.Run(t, func(t *testing.T) (fsapi.FileSystem, string) {
 					dir, err := filepath.EvalSymlinks(t.TempDir())

@@ -19,7 +19,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fslocal"
 )
 
-// The cross-process test (issue 11 item 1, contract §3.9 [D18]) re-executes
+// The cross-process test (contract §3.9 [D18]) re-executes
 // the test binary twice: two provider instances in two processes, like two
 // dshhost servers on one workspace.
 const (
@@ -134,6 +134,9 @@ func runRacePair(t *testing.T, dir, mode string, files ...string) [2]string {
 }
 
 func TestTwoProcessesLoseNoUpdate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("races two child processes; CI runs it")
+	}
 	t.Run("guarded edits: every success is counted once", func(t *testing.T) {
 		dir, err := filepath.EvalSymlinks(t.TempDir())
 		require.NoError(t, err)

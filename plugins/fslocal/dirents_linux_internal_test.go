@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // record builds one linux_dirent64 record, padded to 8 bytes.
@@ -55,10 +56,10 @@ func TestReadTypedReadsEveryEntry(t *testing.T) {
 	}
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	want = append(want, "sub")
-	f, err := os.Open(dir)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	require.NoError(t, err)
-	defer f.Close()
-	got, err := readTyped(f)
+	defer unix.Close(fd)
+	got, err := readTypedFD(fd)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range got {

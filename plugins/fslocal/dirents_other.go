@@ -3,14 +3,21 @@
 package fslocal
 
 import (
-	"io/fs"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
-// readTyped returns the entries of the open directory f with their types,
-// through os.File.ReadDir (which, for a directory opened through an
-// os.Root, lstats each entry; the getdents64 reader is Linux only).
-func readTyped(f *os.File) ([]typedName, error) {
+// readTypedFD returns the entries of the open directory fd with their
+// types, in directory order, through os.File.ReadDir on a duplicate of fd
+// (the getdents64 reader is Linux only).
+func readTypedFD(fd int) ([]typedName, error) {
+	nfd, err := unix.Dup(fd)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(nfd), "")
+	defer f.Close()
 	des, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
@@ -21,10 +28,3 @@ func readTyped(f *os.File) ([]typedName, error) {
 	}
 	return out, nil
 }
-
-// readTypedFD is Linux-only: elsewhere openRawDir never gives a descriptor,
-// so it is never called.
-func readTypedFD(int) ([]typedName, error) { return nil, errNoRawOpen }
-
-// lstatTypeAt is Linux-only too, for the same reason.
-func lstatTypeAt(int, string) fs.FileMode { return fs.ModeIrregular }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -48,7 +47,7 @@ func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditR
 			replaced = 1
 			if req.ReplaceAll {
 				// The spans replaced are the non-overlapping occurrences.
-				replaced = strings.Count(view, eol.ToLF(req.OldString))
+				replaced = strings.Count(view, toLF(req.OldString))
 			}
 		}
 		return data, view, err

@@ -15,7 +15,7 @@ import (
 // TestRaceRefusalsAreSandboxDenied: every operation of the tree that a
 // symlink swapped in by a race would lead outside the root is refused, and
 // the refusal is FS_SANDBOX_DENIED whatever the operation's error type
-// (issue 11: renameat and mkdirat surfaced uncoded).
+// (renameat and mkdirat wrap it differently from openat).
 func TestRaceRefusalsAreSandboxDenied(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)

@@ -8,10 +8,9 @@ func SetRewriteHook(hook func(step string) error) (restore func()) {
 	return func() { rewriteHook = old }
 }
 
-// DisableRawOpen makes every openat2 shortcut (Open, ReadText, ListEntries) take its
-// os.Root path, as on a kernel without openat2, and returns a function that
-// restores it.
-func DisableRawOpen() (restore func()) {
-	rawOpenDisabled = true
-	return func() { rawOpenDisabled = false }
+// DisableOpenat2 makes every open take the os.Root walk, as on a kernel
+// without openat2, and returns a function that restores it.
+func DisableOpenat2() (restore func()) {
+	openat2Disabled = true
+	return func() { openat2Disabled = false }
 }

@@ -12,8 +12,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// TestConfinedHardLinkDoesNotReachOutside is issue 11 item 3 and contract
-// §3.7 [D9+]: with confinement on and hardLinks unset, a name inside the
+// TestConfinedHardLinkDoesNotReachOutside is contract §3.7 [D9+]: with confinement on and hardLinks unset, a name inside the
 // workspace that is a hard link to a file outside cannot change the outside
 // file, by write or by edit; with preserve set explicitly, it is rewritten in
 // place.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -34,17 +33,17 @@ func (p *Provider) InsertText(ctx context.Context, t fsapi.Target, req fsapi.Ins
 // starts (offset 0, or just after the Line-th LF byte); for Line = N, E+S
 // goes at the end. Every other byte is kept, the BOM included.
 func insertLines(text string, req fsapi.InsertRequest, display string) (data, view string, err error) {
-	raw, bom := eol.StripBOM(text)
-	view = eol.ToLF(raw)
+	raw, bom := stripBOM(text)
+	view = toLF(raw)
 	n := int64(strings.Count(view, "\n")) + 1
 	if req.Line < 0 || req.Line > n {
 		return "", "", fsapi.ErrLineOutOfRange(display, req.Line, n)
 	}
 	ending := "\n"
-	if eol.CRLFDominant(raw) {
+	if crlfDominant(raw) {
 		ending = "\r\n"
 	}
-	s := strings.ReplaceAll(eol.ToLF(req.Text), "\n", ending)
+	s := strings.ReplaceAll(toLF(req.Text), "\n", ending)
 	at, insert := len(raw), ending+s
 	if req.Line < n {
 		at, insert = lineStart(raw, req.Line), s+ending
@@ -52,7 +51,7 @@ func insertLines(text string, req fsapi.InsertRequest, display string) (data, vi
 	var b strings.Builder
 	b.Grow(len(text) + len(insert))
 	if bom {
-		b.WriteString(eol.BOM)
+		b.WriteString(utf8BOM)
 	}
 	b.WriteString(raw[:at])
 	b.WriteString(insert)

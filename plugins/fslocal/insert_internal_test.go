@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -44,8 +43,8 @@ func FuzzInsertLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string, line int64, ins string) {
 		data, view, err := insertLines(text, fsapi.InsertRequest{Line: line, Text: ins}, "/w/f")
-		raw, bom := eol.StripBOM(text)
-		lfView := eol.ToLF(raw)
+		raw, bom := stripBOM(text)
+		lfView := toLF(raw)
 		n := int64(len(strings.Split(lfView, "\n")))
 		if line < 0 || line > n {
 			var lr *fsapi.LineRangeError
@@ -55,12 +54,12 @@ func FuzzInsertLines(f *testing.F) {
 		}
 		require.NoError(t, err)
 		assert.Equal(t, lfView, view)
-		assert.Equal(t, bom, eol.HasBOM(data), "the BOM is kept exactly when there was one")
-		newRaw, _ := eol.StripBOM(data)
+		assert.Equal(t, bom, hasBOM(data), "the BOM is kept exactly when there was one")
+		newRaw, _ := stripBOM(data)
 		// The model: line k+1 starts after the k-th LF byte of raw (the
 		// pieces of SplitAfter), and the run goes there.
 		ending := "\n"
-		if eol.CRLFDominant(raw) {
+		if crlfDominant(raw) {
 			ending = "\r\n"
 		}
 		s := strings.ReplaceAll(strings.ReplaceAll(ins, "\r\n", "\n"), "\n", ending)
@@ -75,7 +74,7 @@ func FuzzInsertLines(f *testing.F) {
 		if !strings.Contains(raw+ins, "\r") {
 			lines := strings.Split(lfView, "\n")
 			want := append(append(append([]string{}, lines[:line]...), strings.Split(ins, "\n")...), lines[line:]...)
-			assert.Equal(t, strings.Join(want, "\n"), eol.ToLF(newRaw))
+			assert.Equal(t, strings.Join(want, "\n"), toLF(newRaw))
 		}
 	})
 }

@@ -74,8 +74,8 @@ const aclAccess = "system.posix_acl_access"
 // ACL of src to dst ([D19]). It must run after the chmod of dst, which an
 // ACL overrides. A file system without extended attributes is not an
 // error; any other failure is returned.
-func keepXattrs(src, dst *os.File) error {
-	names, err := listXattrs(int(src.Fd()))
+func keepXattrs(src *regularFile, dst *os.File) error {
+	names, err := listXattrs(src.fd)
 	if err != nil || len(names) == 0 {
 		return err
 	}
@@ -83,7 +83,7 @@ func keepXattrs(src, dst *os.File) error {
 		if !strings.HasPrefix(name, "user.") && name != aclAccess {
 			continue
 		}
-		val, err := getXattr(int(src.Fd()), name)
+		val, err := getXattr(src.fd, name)
 		if errors.Is(err, unix.ENODATA) {
 			continue // removed meanwhile
 		}

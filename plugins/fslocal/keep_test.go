@@ -30,8 +30,8 @@ func aclBlob() []byte {
 	return b
 }
 
-// TestReplaceKeepsXattrsAndACL is issue 11 item 4 (the extended attributes
-// dropped by every staged rewrite) and contract §3.7 [D19].
+// TestReplaceKeepsXattrsAndACL: a staged rewrite keeps the file's extended
+// attributes and its access ACL (contract §3.7 [D19]).
 func TestReplaceKeepsXattrsAndACL(t *testing.T) {
 	ctx := context.Background()
 	for _, confine := range []bool{false, true} {

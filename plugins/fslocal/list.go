@@ -2,8 +2,11 @@ package fslocal
 
 import (
 	"context"
+	"errors"
 	"io/fs"
-	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dsh-go/dsh/internal/collation"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -34,61 +37,59 @@ import (
 // FS_IO_ERROR `cannot list "<p>": <cause text>` for anything else (a symlink
 // loop).
 func (p *Provider) ListDir(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntry, error) {
-	dir, err := p.openListed(ctx, t)
+	fd, dirents, err := p.openListing(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
-	names, err := readNames(dir)
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
-	}
-	collation.Sort(names)
-	entries := make([]fsapi.DirEntry, 0, len(names))
-	for _, name := range names {
+	defer unix.Close(fd)
+	collation.SortFunc(dirents, func(d typedName) string { return d.name }, nil)
+	entries := make([]fsapi.DirEntry, 0, len(dirents))
+	for _, de := range dirents {
 		if err := ctx.Err(); err != nil {
 			return nil, fsapi.ErrAborted("list", err)
 		}
-		if IsScratchName(name) {
+		if IsScratchName(de.name) {
 			continue // a staging file or a marked copy ([D9+])
 		}
-		entries = append(entries, p.child(dir, t, name))
+		entries = append(entries, p.child(fd, t, de.name))
 	}
 	return entries, nil
 }
 
-// openListed runs the checks on the listed directory itself (contract §3.6
-// steps 1-2: the context, the probe following symlinks, the directory type)
-// and opens it through the tree, with ListDir's errors.
-func (p *Provider) openListed(ctx context.Context, t fsapi.Target) (*os.Root, error) {
+// openListing runs the checks on the listed directory t (contract §3.6
+// steps 1-2: the context, the directory itself, its type), opens it with
+// the provider's one open (openFD) and reads its names with the types the
+// directory read reports, in directory order (readTypedFD). It returns the
+// directory's descriptor, for its children's lookups (the caller closes
+// it), and the names. Errors, for the directory only: FS_ABORTED (on entry
+// and after the read), FS_NOT_DIRECTORY when t exists and is not a
+// directory, else listError's.
+func (p *Provider) openListing(ctx context.Context, t fsapi.Target) (int, []typedName, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
+		return -1, nil, fsapi.ErrAborted("list", err)
 	}
-	fi, err := p.statKey(t.Key)
+	fd, err := p.tree.openFD(t.Key, true)
 	if err != nil {
-		return nil, listError(t.DisplayPath, err)
+		// ENOTDIR is also a parent that is not a directory (absent): only
+		// the target itself existing as a non-directory is "not a
+		// directory".
+		if errors.Is(err, syscall.ENOTDIR) {
+			if fi, serr := p.statKey(t.Key); serr == nil && !fi.IsDir() {
+				return -1, nil, fsapi.ErrNotDirectory(t.DisplayPath)
+			}
+		}
+		return -1, nil, listError(t.DisplayPath, err)
 	}
-	if !fi.IsDir() {
-		return nil, fsapi.ErrNotDirectory(t.DisplayPath)
-	}
-	dir, err := p.tree.openDir(t.Key)
+	dirents, err := readTypedFD(fd)
 	if err != nil {
-		return nil, listError(t.DisplayPath, err)
+		unix.Close(fd)
+		return -1, nil, listError(t.DisplayPath, err)
 	}
-	return dir, nil
-}
-
-// readNames returns the names in dir, in directory order.
-func readNames(dir *os.Root) ([]string, error) {
-	f, err := dir.Open(".")
-	if err != nil {
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		unix.Close(fd)
+		return -1, nil, fsapi.ErrAborted("list", err)
 	}
-	defer f.Close()
-	return f.Readdirnames(-1)
+	return fd, dirents, nil
 }
 
 // listError translates a failure on the listed directory (contract §3.6
@@ -105,24 +106,30 @@ func listError(display string, err error) error {
 	return fsapi.ErrListIO(display, err)
 }
 
-// child examines one child of the listed directory dir (t) without ever
-// failing (contract §3.6 step 5, [D12]). A child that is not a symlink is
-// examined by one fstatat through dir and is its own real location; a
-// symlink is examined by linkChild.
-func (p *Provider) child(dir *os.Root, t fsapi.Target, name string) fsapi.DirEntry {
+// child examines one child, name, of the listed directory t, open as dirfd,
+// without ever failing (contract §3.6 step 5, [D12]). A child that is not
+// a symlink is examined by one fstatat through dirfd and is its own real
+// location; a symlink is examined by linkChild.
+func (p *Provider) child(dirfd int, t fsapi.Target, name string) fsapi.DirEntry {
 	e := fsapi.DirEntry{
 		Name:   name,
 		Type:   fsapi.TypeOther,
 		Target: fsapi.Target{Key: joinName(t.Key, name), DisplayPath: joinName(t.DisplayPath, name)},
 	}
-	fi, err := dir.Lstat(name)
-	if err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return e
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
 		return p.linkChild(t, e)
+	case unix.S_IFREG:
+		e.Type, e.Size, e.HasSize = fsapi.TypeFile, st.Size, true
+	case unix.S_IFDIR:
+		e.Type = fsapi.TypeDirectory
 	}
-	return withInfo(e, fi)
+	e.Version = versionOfStat(&st)
+	return e
 }
 
 // linkChild examines e, a child of t that the listing saw as a symlink: it
@@ -130,7 +137,7 @@ func (p *Provider) child(dir *os.Root, t fsapi.Target, name string) fsapi.DirEnt
 // location stat'ed through the tree. A child that cannot be resolved or
 // stat'ed is e as given (TypeOther, keyed by t's key and the raw name).
 func (p *Provider) linkChild(t fsapi.Target, e fsapi.DirEntry) fsapi.DirEntry {
-	loc, err := p.walk(t.Key, true, []string{e.Name})
+	loc, err := p.tree.walk(t.Key, true, []string{e.Name})
 	if err != nil || !loc.exists {
 		return e
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -28,68 +29,26 @@ const typeUnknown = ^fs.FileMode(0)
 // TypeFile, a socket, FIFO or device TypeOther, all with no version and no
 // size; only a symlink is examined (resolved from t's key and stat'ed
 // through the tree, exactly as ListDir does, so confinement and [D12] apply)
-// and an entry of unknown type is lstat'ed by the read itself. Errors are
-// ListDir's, for the directory only. Like ListDir it skips the provider's
-// scratch files ([IsScratchName], [D9+]).
-//
-// The directory is opened by one openat2 beneath the root's descriptor
-// (RESOLVE_BENEATH, as Open does: nothing swapped in after Resolve can lead
-// outside), O_DIRECTORY, and read with getdents64 on that descriptor: no
-// second open, no poller registration (issue 10); a directory unchanged
-// since a recent read is not read again ([dirSnapshots]: one fstat proves
-// it unchanged). When that open
-// fails, or cannot be made here (no openat2, a path past PATH_MAX), the
-// os.Root path of ListDir runs instead, so every failure is ListDir's.
+// and an entry of unknown type is lstat'ed through the listed directory.
+// The directory is opened and read as ListDir opens and reads it
+// (openListing), with ListDir's errors. Like ListDir it skips the
+// provider's scratch files ([IsScratchName], [D9+]).
 func (p *Provider) ListEntries(ctx context.Context, t fsapi.Target, opts fsapi.ListOptions) ([]fsapi.DirEntry, error) {
 	if opts.Metadata {
 		return p.ListDir(ctx, t)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fsapi.ErrAborted("list", err)
-	}
-	fd, err := p.tree.openRawDir(t.Key)
-	if err != nil {
-		return p.listEntriesRooted(ctx, t)
-	}
-	defer unix.Close(fd)
-	dirents, err := p.dirs.readDir(fd)
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	return p.typedEntries(ctx, t, dirents, func(name string) fs.FileMode { return lstatTypeAt(fd, name) })
-}
-
-// listEntriesRooted is ListEntries through an os.Root on the directory,
-// with ListDir's checks and errors (openListed).
-func (p *Provider) listEntriesRooted(ctx context.Context, t fsapi.Target) ([]fsapi.DirEntry, error) {
-	dir, err := p.openListed(ctx, t)
+	fd, dirents, err := p.openListing(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer dir.Close()
-	f, err := dir.Open(".")
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	dirents, err := readTyped(f)
-	f.Close()
-	if err != nil {
-		return nil, listError(t.DisplayPath, err)
-	}
-	return p.typedEntries(ctx, t, dirents, func(name string) fs.FileMode {
-		fi, err := dir.Lstat(name)
-		if err != nil {
-			return fs.ModeIrregular // vanished or unreadable: other
-		}
-		return fi.Mode().Type()
-	})
+	defer unix.Close(fd)
+	return p.typedEntries(ctx, t, fd, dirents)
 }
 
-// typedEntries makes the entries of the directory t from its typed names:
-// lstatType gives the type bits of a child the read did not type (one
-// lstat through the listed directory, as ReadDir does); a symlink is
-// examined as ListDir examines it (linkChild).
-func (p *Provider) typedEntries(ctx context.Context, t fsapi.Target, dirents []typedName, lstatType func(name string) fs.FileMode) ([]fsapi.DirEntry, error) {
+// typedEntries makes the entries of the directory t, open as dirfd, from
+// its typed names: a child the read did not type is lstat'ed through dirfd
+// (lstatTypeAt); a symlink is examined as ListDir examines it (linkChild).
+func (p *Provider) typedEntries(ctx context.Context, t fsapi.Target, dirfd int, dirents []typedName) ([]fsapi.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("list", err)
 	}
@@ -105,7 +64,7 @@ func (p *Provider) typedEntries(ctx context.Context, t fsapi.Target, dirents []t
 			continue // a staging file or a marked copy ([D9+])
 		}
 		if typ == typeUnknown {
-			typ = lstatType(name)
+			typ = lstatTypeAt(dirfd, name)
 		}
 		key, display := keys.at(i), displays.at(i)
 		e := fsapi.DirEntry{Name: name, Type: fsapi.TypeOther, Target: fsapi.Target{Key: key, DisplayPath: display}}
@@ -160,4 +119,40 @@ func (c childPaths) at(i int) string {
 		start = c.ends[i-1]
 	}
 	return c.all[start:c.ends[i]]
+}
+
+// direntMode maps a d_type to fs.FileMode type bits.
+func direntMode(t byte) fs.FileMode {
+	switch t {
+	case syscall.DT_REG:
+		return 0
+	case syscall.DT_DIR:
+		return fs.ModeDir
+	case syscall.DT_LNK:
+		return fs.ModeSymlink
+	case syscall.DT_FIFO:
+		return fs.ModeNamedPipe
+	case syscall.DT_SOCK:
+		return fs.ModeSocket
+	case syscall.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.DT_BLK:
+		return fs.ModeDevice
+	}
+	return typeUnknown
+}
+
+// lstatTypeAt returns the type bits of the child name of the directory
+// descriptor fd, not following a symlink (one fstatat); a child that
+// vanished or cannot be examined is fs.ModeIrregular (other). A stat
+// mode's S_IFMT bits shifted right by 12 are the d_type of the same type.
+func lstatTypeAt(fd int, name string) fs.FileMode {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fs.ModeIrregular
+	}
+	if t := direntMode(byte((st.Mode & unix.S_IFMT) >> 12)); t != typeUnknown {
+		return t
+	}
+	return fs.ModeIrregular
 }

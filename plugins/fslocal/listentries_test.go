@@ -40,7 +40,7 @@ func TestListEntriesAgreesWithListDir(t *testing.T) {
 func forBothListPaths(t *testing.T, test func(t *testing.T)) {
 	t.Run("openat2", test)
 	t.Run("os.Root", func(t *testing.T) {
-		defer fslocal.DisableRawOpen()()
+		defer fslocal.DisableOpenat2()()
 		test(t)
 	})
 }

@@ -3,7 +3,6 @@ package fslocal
 import (
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -24,9 +23,9 @@ import (
 // "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
 // with a *fsapi.MatchLines cause (editor.md §2.2).
 func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
-	raw, bom := eol.StripBOM(text)
-	v := eol.NewView(raw)
-	old := eol.ToLF(req.OldString)
+	raw, bom := stripBOM(text)
+	v := newLineView(raw)
+	old := toLF(req.OldString)
 	if old == "" {
 		return "", "", fsapi.ErrEmptyOldString()
 	}
@@ -45,20 +44,22 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 	if len(matches) == 0 {
 		return "", "", fsapi.ErrEditNotFound(display)
 	}
-	insert := eol.ToLF(req.NewString)
-	if eol.CRLFDominant(raw) {
-		insert = eol.LFToCRLF(insert)
+	insert := toLF(req.NewString)
+	// The dominance rule from the view's count of CRLF pairs: a file with
+	// none is never CRLF-dominant, and needs no count of its LFs.
+	if crlf := v.pairCount(); crlf > 0 && crlf > strings.Count(raw, "\n")-crlf {
+		insert = lfToCRLF(insert)
 	}
 	var b strings.Builder
 	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
 	if bom {
-		b.WriteString(eol.BOM)
+		b.WriteString(utf8BOM)
 	}
 	last := 0
 	for _, m := range matches {
-		b.WriteString(raw[last:v.Raw(m)])
+		b.WriteString(raw[last:v.raw(m)])
 		b.WriteString(insert)
-		last = v.Raw(m + len(old))
+		last = v.raw(m + len(old))
 	}
 	b.WriteString(raw[last:])
 	return b.String(), v.Text, nil

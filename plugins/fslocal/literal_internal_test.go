@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -73,9 +72,9 @@ func FuzzLiteralEdit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, old, new string, all bool) {
 		req := fsapi.EditRequest{OldString: old, NewString: new, ReplaceAll: all}
 		data, view, err := literalEdit(text, req, "/w/f")
-		raw, bom := eol.StripBOM(text)
-		lfView := eol.ToLF(raw)
-		lfOld, lfNew := eol.ToLF(old), eol.ToLF(new)
+		raw, bom := stripBOM(text)
+		lfView := toLF(raw)
+		lfOld, lfNew := toLF(old), toLF(new)
 		if err != nil {
 			var fe *fsapi.Error
 			if !errors.As(err, &fe) {
@@ -103,7 +102,7 @@ func FuzzLiteralEdit(f *testing.F) {
 		assert.Equal(t, lfView, view)
 		n := countMatches(lfView, lfOld, all)
 		require.True(t, n == 1 || (n > 1 && all), "%d matches", n)
-		assert.Equal(t, bom, eol.HasBOM(data), "the BOM is kept exactly when there was one")
+		assert.Equal(t, bom, hasBOM(data), "the BOM is kept exactly when there was one")
 		if utf8.ValidString(text) && utf8.ValidString(old) && utf8.ValidString(new) {
 			assert.True(t, utf8.ValidString(data))
 		}
@@ -112,11 +111,11 @@ func FuzzLiteralEdit(f *testing.F) {
 			limit = -1
 		}
 		if !strings.Contains(strings.ReplaceAll(raw, "\r\n", ""), "\r") && !strings.Contains(old+new, "\r") {
-			got, _ := eol.StripBOM(data)
-			assert.Equal(t, strings.Replace(lfView, lfOld, lfNew, limit), eol.ToLF(got), "LF view")
+			got, _ := stripBOM(data)
+			assert.Equal(t, strings.Replace(lfView, lfOld, lfNew, limit), toLF(got), "LF view")
 		}
 		if !strings.Contains(raw+old+new, "\r") {
-			got, _ := eol.StripBOM(data)
+			got, _ := stripBOM(data)
 			assert.Equal(t, strings.Replace(raw, old, new, limit), got, "LF-only text is changed only where it matched")
 		}
 	})

@@ -13,8 +13,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// Hostile names and paths (issue 11 items 5 and 6, contract §3.2 [D16]
-// [D17]).
+// Hostile names and paths (contract §3.2 [D16] [D17]).
 
 // modes runs f unconfined and confined to the workspace.
 func modes(t *testing.T, f func(t *testing.T, w *workspace)) {

@@ -11,14 +11,159 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
+// errNoOpenat2 means the one-call open beneath the root cannot be made here;
+// openFD takes the os.Root walk instead.
+var errNoOpenat2 = errors.New("openat2 unavailable")
+
+// readFlags open a file or directory for reading without blocking on a FIFO
+// and without making a terminal the controlling one.
+const readFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
+
+// openFD is the provider's one way to open a key for reading, a file or
+// (with dir) a directory, and returns a plain descriptor, which never joins
+// the runtime's poller (a regular file or a directory is never polled).
+// Under confinement it is one openat2 beneath the root's descriptor where
+// the kernel has it (openat2_linux.go), else the os.Root walk, a component
+// at a time, whose file's descriptor it duplicates; without confinement it
+// is a plain open of the key, through the handle on "/" past PATH_MAX
+// ([D17]). A directory is opened as key + "/." with O_DIRECTORY, so it must
+// grant search permission as well as read, and anything else fails
+// ENOTDIR without being opened. A confinement refusal is reported as
+// errEscapes whichever way it was found (openat2's EXDEV, os.Root's
+// "path escapes"); other errors are the raw ones, for the caller's one
+// mapping (openError, listError).
+func (t *tree) openFD(abs string, dir bool) (int, error) {
+	flags := readFlags
+	if dir {
+		abs, flags = abs+"/.", flags|unix.O_DIRECTORY
+	}
+	switch n, nerr := t.name(abs); {
+	case nerr != nil:
+		return -1, nerr
+	case t.root == nil && len(abs) < longPath:
+		return retryEINTR(func() (int, error) { return unix.Open(abs, flags, 0) })
+	case t.root != nil && len(n) < longPath:
+		fd, err := t.openat2(n, flags)
+		if errors.Is(err, unix.EXDEV) {
+			return -1, &fs.PathError{Op: "openat2", Path: abs, Err: errEscapes}
+		}
+		if !errors.Is(err, errNoOpenat2) {
+			return fd, err
+		}
+	}
+	f, err := t.openFile(abs, flags, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer f.Close()
+	conn, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	nfd, derr := -1, error(nil)
+	if err := conn.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	return nfd, derr
+}
+
+// retryEINTR calls open until it is not interrupted.
+func retryEINTR(open func() (int, error)) (int, error) {
+	for {
+		fd, err := open()
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+// openError maps a failure to open or examine the file t for op (contract
+// §3.5 steps 2–3, §3.7): absent is `cannot <op> "<p>": not found`, a socket
+// (ENXIO) `not a regular file`; confinement refusals, EACCES/EPERM and an
+// over-long component are coded as everywhere (coded); anything else
+// passes through uncoded.
+func openError(op string, t fsapi.Target, err error) error {
+	switch {
+	case absent(err):
+		return fsapi.ErrNotFound(op, t.DisplayPath, err)
+	case errors.Is(err, unix.ENXIO):
+		return fsapi.ErrNotRegularFile(op, t.DisplayPath)
+	}
+	return coded(op, t.DisplayPath, err)
+}
+
+// regularFile is a regular file opened for reading by openRegular, read
+// with plain read(2) calls and no buffer.
+type regularFile struct {
+	fd   int
+	name string
+	// size is the file's size in bytes when it was opened.
+	size int64
+}
+
+// openRegular opens the regular file t for reading for op (contract §3.5
+// steps 2–3): openFD, then fstat, so a FIFO or device is refused without
+// blocking and a file swapped for another type after the caller's stat is
+// seen. Errors are openError's, and `cannot <op> "<p>": not a regular
+// file`. For op "read", a file that a killed in-place rewrite left a copy
+// of is first finished (or refused) by the recovery, under the target's
+// lock, so its torn bytes are never served ([D9+]); a mutation runs that
+// recovery itself, under the lock it holds, before it reads the prior file.
+func (p *Provider) openRegular(ctx context.Context, t fsapi.Target, op string) (*regularFile, error) {
+	f, err := p.openRegularOnce(t, op)
+	if err != nil || op != "read" || !copyPending(t.Key) {
+		return f, err
+	}
+	f.Close()
+	if _, err := p.recoverBefore(ctx, t, op, nil); err != nil {
+		return nil, err
+	}
+	return p.openRegularOnce(t, op)
+}
+
+func (p *Provider) openRegularOnce(t fsapi.Target, op string) (*regularFile, error) {
+	fd, err := p.tree.openFD(t.Key, false)
+	if err != nil {
+		return nil, openError(op, t, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, openError(op, t, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
+	}
+	return &regularFile{fd: fd, name: t.Key, size: st.Size}, nil
+}
+
+// Read reads up to len(b) bytes; io.EOF at the end.
+func (f *regularFile) Read(b []byte) (int, error) {
+	for {
+		n, err := unix.Read(f.fd, b)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return 0, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		case n == 0 && len(b) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Close closes the descriptor.
+func (f *regularFile) Close() error { return unix.Close(f.fd) }
+
+// Name returns the key the file was opened by.
+func (f *regularFile) Name() string { return f.name }
+
 // Open opens the regular file t for reading its raw bytes (the
 // [fsapi.Opener] capability, search.md §2.2): no BOM removal, no NUL check,
 // no UTF-8 validation. It follows symlinks (keys are real paths) and stays
-// under the confinement root: one openat2 call resolves the key beneath the
-// root's descriptor (RESOLVE_BENEATH, so nothing swapped in can lead
-// outside), or, where openat2 is unavailable, the os.Root walk of ReadText.
-// The file is opened with O_NONBLOCK and checked with fstat, so a FIFO or
-// device never blocks it.
+// under the confinement root (openFD).
 //
 // Errors: FS_ABORTED `read aborted` on entry; FS_NOT_FOUND `cannot read
 // "<p>": not found`; FS_NOT_REGULAR_FILE `cannot read "<p>": not a regular
@@ -29,83 +174,11 @@ func (p *Provider) Open(ctx context.Context, t fsapi.Target) (io.ReadCloser, err
 	if err := ctx.Err(); err != nil {
 		return nil, fsapi.ErrAborted("read", err)
 	}
-	r, _, err := p.openRead(ctx, t)
-	return r, err
-}
-
-// openRead opens the regular file t for reading as Open does and also
-// returns its size in bytes when it was opened, for ReadText's buffer. The
-// raw descriptor never joins the runtime's poller, whose set-up on a
-// process's first *os.File (epoll_create1, eventfd2, epoll_ctl) was a sixth
-// of the samples of a one-shot `dshhost call read`'s tool body (perf, 200
-// runs; docs/benchmarks.md, "Fifth stop"), and which a regular file never
-// uses.
-func (p *Provider) openRead(ctx context.Context, t fsapi.Target) (io.ReadCloser, int64, error) {
-	fd, err := p.tree.openRaw(t.Key)
-	switch {
-	case err == nil:
-	case errors.Is(err, errNoRawOpen), errors.Is(err, unix.ELOOP):
-		// No openat2, or a dangling link as the key: the general path.
-		return p.openGeneral(ctx, t)
-	case absent(err):
-		return nil, 0, fsapi.ErrNotFound("read", t.DisplayPath, err)
-	case errors.Is(err, unix.ENXIO):
-		// A socket (swapped in after the caller's stat) cannot be opened.
-		return nil, 0, fsapi.ErrNotRegularFile("read", t.DisplayPath)
-	case errors.Is(err, unix.EXDEV) || escapes(err):
-		return nil, 0, fsapi.ErrOutsideWorkspace(t.DisplayPath, err)
-	default:
-		return nil, 0, coded("read", t.DisplayPath, err)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, 0, coded("read", t.DisplayPath, err)
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
-		return nil, 0, fsapi.ErrNotRegularFile("read", t.DisplayPath)
-	}
-	if copyPending(t.Key) {
-		// A killed in-place rewrite left a copy: the general path finishes
-		// it or fails, and never serves bytes it may have torn ([D9+]).
-		unix.Close(fd)
-		return p.openGeneral(ctx, t)
-	}
-	return rawFile(fd), st.Size, nil
-}
-
-// openGeneral is openRead through os.Root, a component at a time.
-func (p *Provider) openGeneral(ctx context.Context, t fsapi.Target) (io.ReadCloser, int64, error) {
-	f, fi, err := p.openRegular(ctx, t, "read")
+	f, err := p.openRegular(ctx, t, "read")
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return f, fi.Size(), nil
+	return f, nil
 }
-
-// rawFile is an open regular file read with plain read(2) calls: no poller
-// registration and no buffer, which a search of thousands of small files
-// would otherwise pay for on every open.
-type rawFile int
-
-// Read reads up to len(b) bytes; io.EOF at the end.
-func (f rawFile) Read(b []byte) (int, error) {
-	for {
-		n, err := unix.Read(int(f), b)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case err != nil:
-			return 0, &fs.PathError{Op: "read", Err: err}
-		case n == 0 && len(b) > 0:
-			return 0, io.EOF
-		}
-		return n, nil
-	}
-}
-
-// Close closes the descriptor.
-func (f rawFile) Close() error { return unix.Close(int(f)) }
 
 var _ fsapi.Opener = (*Provider)(nil)

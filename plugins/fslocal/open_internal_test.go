@@ -17,8 +17,8 @@ import (
 // TestOpenWithoutOpenat2 takes the os.Root path Open falls back to where
 // openat2 is unavailable: the same bytes and the same errors.
 func TestOpenWithoutOpenat2(t *testing.T) {
-	rawOpenDisabled = true
-	defer func() { rawOpenDisabled = false }()
+	openat2Disabled = true
+	defer func() { openat2Disabled = false }()
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	p, err := New(Config{Cwd: w, Root: w})
@@ -58,7 +58,7 @@ func TestRootFDIsTheHeldDirectory(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("impostor\n"), 0o644))
 
 	_, err = p.tree.rootFD()
-	assert.ErrorIs(t, err, errNoRawOpen, "the path now names another directory")
+	assert.ErrorIs(t, err, errNoOpenat2, "the path now names another directory")
 	tg := fsapi.Target{Key: filepath.Join(w, "a.txt"), DisplayPath: "a.txt"}
 	text, err := p.ReadText(context.Background(), tg)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -17,8 +18,14 @@ import (
 // TestDirectoryLockHonoursCancellation: while another descriptor (as
 // another process would) holds the directory lock, a write waits, and a
 // cancellation while waiting is `write aborted` with nothing touched and
-// the lock table empty (contract §3.9 [D18], §2.4).
+// the lock table empty (contract §3.9 [D18], §2.4). The wait polls flock
+// on a timer, so it runs on synctest's clock: synctest.Wait says the write
+// is waiting, and the timeouts pass without real time.
 func TestDirectoryLockHonoursCancellation(t *testing.T) {
+	synctest.Test(t, testDirectoryLockHonoursCancellation)
+}
+
+func testDirectoryLockHonoursCancellation(t *testing.T) {
 	for _, confine := range []bool{false, true} {
 		p, dir := provider(t, confine)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("old"), 0o644))
@@ -44,7 +51,8 @@ func TestDirectoryLockHonoursCancellation(t *testing.T) {
 			_, err := p.WriteText(context.Background(), tg, "new", nil)
 			done <- err
 		}()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(time.Minute) // on synctest's clock: a minute of polling
+		synctest.Wait()
 		select {
 		case err := <-done:
 			t.Fatalf("the write did not wait for the directory lock: %v", err)

@@ -242,7 +242,7 @@ var permissionCases = []struct {
 
 // TestPermissionDenied runs every [D7] case as an unprivileged user: in
 // this process when it is not root, else in a copy of the test binary
-// re-executed as uid/gid 65534 (issue 3: never skipped).
+// re-executed as uid/gid 65534, so it is never skipped.
 func TestPermissionDenied(t *testing.T) {
 	if os.Getenv(permChildEnv) != "" || os.Geteuid() != 0 {
 		require.NotZero(t, os.Geteuid(), "these cases need an unprivileged user")
@@ -315,7 +315,7 @@ func assertListsDenied(t *testing.T, w *workspace, rel string) {
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
 	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
-	defer fslocal.DisableRawOpen()()
+	defer fslocal.DisableOpenat2()()
 	_, err = w.p.ListEntries(context.Background(), w.target(rel), fsapi.ListOptions{})
 	assertDenied(t, err, `cannot list "%s": permission denied`, w.path(rel))
 }

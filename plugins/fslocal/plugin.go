@@ -28,8 +28,7 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	// Closing the root descriptors never blocks: an InlineEffect.
-	if _, err := s.InlineEffect("close", func(context.Context) error { return p.Close() }); err != nil {
+	if _, err := s.Effect("close", func(context.Context) error { return p.Close() }); err != nil {
 		p.Close()
 		return err
 	}

@@ -25,7 +25,7 @@ func TestPluginProvidesFS(t *testing.T) {
 	first, err := h.Plugin(ctx, fslocal.Plugin, fslocal.Config{Cwd: dir, Root: dir})
 	require.NoError(t, err)
 	require.NoError(t, first.Wait(ctx))
-	assert.Equal(t, []string{"fs"}, fslocal.Plugin.ProvidedServices())
+	assert.Equal(t, []string{"fs"}, h.Snapshot()[0].Provides)
 
 	fsys, ok := fsapi.Key.Get(h.Root())
 	require.True(t, ok, "the fs service appears")

@@ -1,13 +1,10 @@
 package fslocal
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"io"
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -18,10 +15,16 @@ type priorShape struct {
 	bom, crlfDominant bool
 }
 
-// shapeOf returns the shape of the prior file's bytes.
+// shapeBytes is how much of the prior file decides its shape: its first
+// 1 MiB, so an overwrite never reads the rest of the old file (contract
+// §3.7 step 6, [D26]).
+const shapeBytes = 1 << 20
+
+// shapeOf returns the shape of the prior file's bytes, from the first
+// shapeBytes of them.
 func shapeOf(prior string) priorShape {
-	rest, bom := eol.StripBOM(prior)
-	return priorShape{bom: bom, crlfDominant: eol.CRLFDominant(rest)}
+	rest, bom := stripBOM(prior[:min(len(prior), shapeBytes)])
+	return priorShape{bom: bom, crlfDominant: crlfDominant(rest)}
 }
 
 // encode returns the bytes that write content over a file of this shape:
@@ -30,55 +33,28 @@ func shapeOf(prior string) priorShape {
 func (s priorShape) encode(content string) string {
 	data := content
 	if s.crlfDominant {
-		data = eol.BareLFToCRLF(data)
+		data = bareLFToCRLF(data)
 	}
-	if s.bom && !strings.HasPrefix(content, eol.BOM) {
-		data = eol.BOM + data
+	if s.bom && !strings.HasPrefix(content, utf8BOM) {
+		data = utf8BOM + data
 	}
 	return data
 }
 
-// scanPrior streams the existing file t for its shape, one chunkSize buffer
-// at a time, without holding it whole (contract §5.4a [D20]): a write over a
-// 1 GB file needs 64 KiB here, not 1 GB. The counts are those of
-// eol.Counts over the bytes after the BOM; a CRLF pair split across two reads
-// counts once. op words the errors as readPrior does: FS_ABORTED
-// `<op> aborted` between chunks, permission errors for op.
+// scanPrior reads the first shapeBytes of the existing file t for its
+// shape, without holding the file whole (contract §5.4a [D20], [D26]): a
+// write over a 1 GB file reads 1 MiB of it. op words the errors as
+// readPrior does: FS_ABORTED `<op> aborted` between chunks, permission
+// errors for op.
 func (p *Provider) scanPrior(ctx context.Context, t fsapi.Target, op string) (priorShape, error) {
-	f, _, err := p.openKey(t, op)
+	f, err := p.openRegular(ctx, t, op)
+	if err != nil {
+		return priorShape{}, err
+	}
+	defer f.Close()
+	head, err := readAll(ctx, io.LimitReader(f, shapeBytes), shapeBytes, op)
 	if err != nil {
 		return priorShape{}, coded(op, t.DisplayPath, err)
 	}
-	defer f.Close()
-	var (
-		buf       = make([]byte, chunkSize)
-		head      []byte // the first bytes, until there are enough for the BOM
-		crlf, lfs int64
-		prevCR    bool
-	)
-	for {
-		if err := ctx.Err(); err != nil {
-			return priorShape{}, fsapi.ErrAborted(op, err)
-		}
-		n, err := f.Read(buf)
-		chunk := buf[:n]
-		if len(head) < len(eol.BOM) {
-			head = append(head, chunk[:min(n, len(eol.BOM)-len(head))]...)
-		}
-		if n > 0 {
-			lfs += int64(bytes.Count(chunk, []byte{'\n'}))
-			crlf += int64(bytes.Count(chunk, []byte("\r\n")))
-			if prevCR && chunk[0] == '\n' {
-				crlf++
-			}
-			prevCR = chunk[n-1] == '\r'
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return priorShape{}, coded(op, t.DisplayPath, err)
-		}
-	}
-	return priorShape{bom: string(head) == eol.BOM, crlfDominant: crlf > lfs-crlf}, nil
+	return shapeOf(head), nil
 }

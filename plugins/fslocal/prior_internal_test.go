@@ -43,6 +43,7 @@ func TestScanPriorAgreesWithTheWholeFileRule(t *testing.T) {
 		"random, three reads":          random(3*chunkSize + 17),
 		"random with a BOM":            "\ufeff" + random(2*chunkSize),
 		"a truncated BOM is not a BOM": "\xef\xbbx\r\n",
+		"past 1 MiB":                   random(shapeBytes + 3*chunkSize),
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,4 +67,29 @@ func TestScanPriorIsAbortedByItsContext(t *testing.T) {
 	cancel()
 	_, err = p.scanPrior(ctx, fsapi.Target{Key: path, DisplayPath: path}, "write")
 	assert.EqualError(t, err, "write aborted")
+}
+
+// contract §3.7 step 6 [D26]: the line endings of a file over 1 MiB are
+// decided by its first 1 MiB alone, whatever follows, and a CRLF pair cut
+// by that boundary does not count.
+func TestTheShapeIsTakenFromTheFirstMiB(t *testing.T) {
+	crlf := strings.Repeat("a\r\n", shapeBytes/3) // 1 MiB less a byte of CRLF lines
+	lf := strings.Repeat("b\n", 2*shapeBytes)
+	const n = (shapeBytes - 3 - 1) / 3
+	for _, tc := range []struct {
+		name     string
+		text     string
+		dominant bool
+	}{
+		{"CRLF first, far more LF after", crlf + lf, true},
+		{"LF first, far more CRLF after", lf[:shapeBytes] + crlf + crlf, false},
+		// A BOM, n bare LFs and n CRLFs fill 1 MiB but its last byte, a CR
+		// whose LF lies past it: a tie, not dominant, unless the cut pair
+		// counted.
+		{"a pair cut by the boundary is not counted", "\ufeff" + strings.Repeat("\n", n) + strings.Repeat("\r\n", n) + "\r\n" + crlf, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.dominant, shapeOf(tc.text).crlfDominant)
+		})
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // Provider is the local-disk implementation of the fs service (contract
 // §3). It implements [fsapi.FileSystem], [fsapi.Streamer],
-// [fsapi.ByteStreamer], [fsapi.TextScanner], [fsapi.Lstater],
+// [fsapi.ByteStreamer], [fsapi.Lstater],
 // [fsapi.RealPather], and the search capabilities [fsapi.Walker] and
 // [fsapi.Opener] (search.md §2). All methods are safe for concurrent use;
 // WriteText and EditText on one target key are serialised in arrival
@@ -22,7 +22,6 @@ type Provider struct {
 	hardLinks string // HardLinksPreserve or HardLinksBreak
 	tree      tree
 	locks     lockTable
-	dirs      dirSnapshots // recent directory reads, for ListEntries
 	closeOnce sync.Once
 	closeErr  error
 }

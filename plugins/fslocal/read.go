@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
-	"syscall"
+	"unicode/utf8"
 	"unsafe"
 
-	"github.com/dsh-go/dsh/internal/eol"
-	"github.com/dsh-go/dsh/internal/lfscan"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -41,12 +37,12 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", fsapi.ErrAborted("read", err)
 	}
-	f, size, err := p.openRead(ctx, t)
+	f, err := p.openRegular(ctx, t, "read")
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	text, err := readAll(ctx, f, size, "read")
+	text, err := readAll(ctx, f, f.size, "read")
 	if err != nil {
 		return "", coded("read", t.DisplayPath, err)
 	}
@@ -56,59 +52,11 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if strings.IndexByte(text[:min(len(text), sniffLen)], 0) >= 0 {
 		return "", fsapi.ErrBinary("read", t.DisplayPath)
 	}
-	if _, valid := lfscan.Count(unsafe.Slice(unsafe.StringData(text), len(text))); !valid {
+	if !utf8.ValidString(text) {
 		return "", fsapi.ErrInvalidUTF8("read", t.DisplayPath)
 	}
-	text, _ = eol.StripBOM(text)
+	text, _ = stripBOM(text)
 	return text, nil
-}
-
-// openRegular stats t (following symlinks) and opens it for reading, for
-// op "read" (contract §3.5 steps 2–3): absent is `cannot <op> "<p>": not
-// found`, a non-file `not a regular file`. A file with several links first
-// gets the recovery of a killed in-place rewrite ([D9+]). The open uses O_NONBLOCK so a file
-// swapped for a FIFO after the stat cannot hang it; the opened file is
-// checked again with fstat.
-func (p *Provider) openRegular(ctx context.Context, t fsapi.Target, op string) (*os.File, fs.FileInfo, error) {
-	fi, err := p.statKey(t.Key)
-	switch {
-	case err != nil && absent(err):
-		return nil, nil, fsapi.ErrNotFound(op, t.DisplayPath, err)
-	case err != nil:
-		return nil, nil, coded(op, t.DisplayPath, err)
-	case !fi.Mode().IsRegular():
-		return nil, nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
-	}
-	if _, err := p.recoverBefore(ctx, t, op, fi); err != nil {
-		return nil, nil, err
-	}
-	f, fi, err := p.openKey(t, op)
-	if err != nil && absent(err) {
-		return nil, nil, fsapi.ErrNotFound(op, t.DisplayPath, err)
-	}
-	return f, fi, err
-}
-
-// openKey opens t's key read-only and checks it is still a regular file.
-// Errors are coded for op, except absence, which the caller words.
-func (p *Provider) openKey(t fsapi.Target, op string) (*os.File, fs.FileInfo, error) {
-	f, err := p.tree.openFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if absent(err) {
-			return nil, nil, err
-		}
-		return nil, nil, coded(op, t.DisplayPath, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, coded(op, t.DisplayPath, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
-	}
-	return f, fi, nil
 }
 
 // readAll reads r to the end in chunks of at most chunkSize bytes, checking

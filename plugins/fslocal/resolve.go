@@ -26,8 +26,10 @@ const nameMax = 255
 var errOutside = errors.New("outside the root")
 
 // Resolve maps path to a Target (contract §3.2). A relative path is joined
-// to opts.Cwd (itself taken against the provider's cwd when relative), or to
-// the provider's cwd when opts.Cwd is empty; an absolute path ignores both.
+// to opts.Cwd (itself taken against the provider's cwd when relative, and
+// replaced by its real location when opts.RealCwd is set, contract §6.4),
+// or to the provider's cwd when opts.Cwd is empty; an absolute path ignores
+// both.
 // The DisplayPath is that join, cleaned lexically (no symlinks resolved, no
 // `~` expansion, `..` above `/` stays `/`). The Key is the realpath when the
 // path exists; otherwise the realpath of the nearest existing ancestor plus
@@ -60,7 +62,7 @@ func (p *Provider) Resolve(ctx context.Context, path string, opts fsapi.ResolveO
 	if strings.IndexByte(path, 0) >= 0 {
 		return fsapi.Target{}, fsapi.ErrNULInPath(p.uncleanDisplay(path, opts.Cwd))
 	}
-	display := p.displayPath(path, opts.Cwd)
+	display := p.displayPath(path, opts)
 	loc, err := p.locate(display)
 	if cerr := ctx.Err(); cerr != nil {
 		return fsapi.Target{}, fsapi.ErrAborted("resolve", cerr)
@@ -87,16 +89,35 @@ func resolveError(display string, err error) error {
 }
 
 // displayPath computes the display path of path (contract §3.2 step 3).
-func (p *Provider) displayPath(path, cwd string) string {
+func (p *Provider) displayPath(path string, opts fsapi.ResolveOptions) string {
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)
 	}
-	return filepath.Join(p.base(cwd), path)
+	return filepath.Join(p.base(opts), path)
 }
 
-// base returns the directory a relative path is joined to: cwd, taken
-// against the provider's cwd when relative, or the provider's cwd.
-func (p *Provider) base(cwd string) string {
+// base returns the directory a relative path is joined to: opts.Cwd, taken
+// against the provider's cwd when relative, or the provider's cwd when
+// opts.Cwd is empty. With opts.RealCwd it is the real location of opts.Cwd
+// (contract §6.4: realpath, or the spelling when that fails), found by the
+// same walk as a key but without confinement: where the session's cwd
+// really is does not depend on the root, and what is joined to it is
+// confined as any path is.
+func (p *Provider) base(opts fsapi.ResolveOptions) string {
+	cwd := p.spelledBase(opts.Cwd)
+	if opts.Cwd == "" || !opts.RealCwd {
+		return cwd
+	}
+	loc, err := (&tree{}).walk("/", false, splitPath(cwd))
+	if err != nil || !loc.exists {
+		return cwd
+	}
+	return loc.real
+}
+
+// spelledBase is base without RealCwd: cwd as spelled, taken against the
+// provider's cwd when relative, or the provider's cwd.
+func (p *Provider) spelledBase(cwd string) string {
 	switch {
 	case cwd == "":
 		return p.cwd
@@ -107,13 +128,14 @@ func (p *Provider) base(cwd string) string {
 }
 
 // uncleanDisplay is the display path of a path that is refused before
-// resolution (a NUL in it): joined to its base but not cleaned, so
-// `a.txt\0../../etc/passwd` is reported as written, not as `etc/passwd`.
+// resolution (a NUL in it), before any file system call: joined to the cwd
+// as spelled but not cleaned, so `a.txt\0../../etc/passwd` is reported as
+// written, not as `etc/passwd`.
 func (p *Provider) uncleanDisplay(path, cwd string) string {
 	if filepath.IsAbs(path) {
 		return path
 	}
-	return joinName(p.base(cwd), path)
+	return joinName(p.spelledBase(cwd), path)
 }
 
 // nfcTwin returns the one entry of the directory dir whose NFC form is that
@@ -178,9 +200,9 @@ type location struct {
 // which is canonical.
 func (p *Provider) locate(display string) (location, error) {
 	if base := p.tree.base; base != "" && within(base, display) {
-		return p.walk(base, true, splitPath(display[len(base):]))
+		return p.tree.walk(base, true, splitPath(display[len(base):]))
 	}
-	return p.walk("/", false, splitPath(display))
+	return p.tree.walk("/", false, splitPath(display))
 }
 
 // walk resolves comps below prefix, a real (symlink-free) existing
@@ -198,13 +220,13 @@ func (p *Provider) locate(display string) (location, error) {
 // the same way. Errors: errOutside, a *fs.PathError with ENOTDIR (a
 // non-directory with components after it) or ELOOP, or the lstat/readlink
 // error (EACCES, ...).
-func (p *Provider) walk(prefix string, entered bool, comps []string) (location, error) {
+func (t *tree) walk(prefix string, entered bool, comps []string) (location, error) {
 	resolved := prefix
 	keyPrefix := prefix
 	strayed := false
 	links := 0
 	fail := func(at string, err error) (location, error) {
-		if strayed || !p.tree.inside(at) {
+		if strayed || !t.inside(at) {
 			return location{}, errOutside
 		}
 		return location{}, err
@@ -222,7 +244,7 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 				continue
 			}
 			cand := joinName(resolved, x)
-			if entered && !p.tree.inside(cand) && !within(cand, p.tree.base) {
+			if entered && !t.inside(cand) && !within(cand, t.base) {
 				strayed = true // a probe off the way to and under the root
 			}
 			fi, err := lstatAny(cand)
@@ -239,7 +261,7 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 						key:  filepath.Join(append([]string{keyPrefix}, comps[i:]...)...),
 						real: filepath.Join(rest...),
 					}
-					if strayed || !p.tree.inside(loc.real) || !p.tree.inside(loc.key) {
+					if strayed || !t.inside(loc.real) || !t.inside(loc.key) {
 						return location{}, errOutside
 					}
 					for _, c := range append(append([]string{x}, queue...), comps[i+1:]...) {
@@ -258,7 +280,7 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 				}
 				text, err := readlinkAny(cand)
 				if err != nil {
-					if errors.Is(err, syscall.EINVAL) && p.tree.root != nil {
+					if errors.Is(err, syscall.EINVAL) && t.root != nil {
 						// No longer a link: swapped by a race since the
 						// lstat. Under confinement every race is refused.
 						return location{}, errOutside
@@ -275,13 +297,13 @@ func (p *Provider) walk(prefix string, entered bool, comps []string) (location, 
 				return fail(cand, &fs.PathError{Op: "resolve", Path: cand, Err: syscall.ENOTDIR})
 			}
 			resolved = cand
-			if p.tree.inside(resolved) {
+			if t.inside(resolved) {
 				entered = true
 			}
 		}
 		keyPrefix = resolved
 	}
-	if strayed || !p.tree.inside(resolved) {
+	if strayed || !t.inside(resolved) {
 		return location{}, errOutside
 	}
 	return location{key: resolved, real: resolved, exists: true}, nil

@@ -40,6 +40,38 @@ func TestResolveRefusesBlankPaths(t *testing.T) {
 	})
 }
 
+// contract §6.4: with RealCwd a relative path joins the real location of
+// the cwd (its symlinks resolved by the provider), so `..` walks the
+// physical parent; without it the cwd is used as spelled; a cwd that does
+// not resolve is used as spelled too. Lstat joins the same way.
+func TestResolveRealCwd(t *testing.T) {
+	w := newWorkspace(t)
+	require.NoError(t, os.MkdirAll(w.path("a/real"), 0o755))
+	require.NoError(t, os.Symlink("a/real", w.path("link")))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts fsapi.ResolveOptions
+		want string
+	}{
+		{"spelled", fsapi.ResolveOptions{Cwd: w.path("link")}, w.path("f")},
+		{"real", fsapi.ResolveOptions{Cwd: w.path("link"), RealCwd: true}, w.path("a/f")},
+		{"a relative cwd is taken against the provider's first", fsapi.ResolveOptions{Cwd: "link", RealCwd: true}, w.path("a/f")},
+		{"a missing cwd keeps its spelling", fsapi.ResolveOptions{Cwd: w.path("gone/x"), RealCwd: true}, w.path("gone/f")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, err := w.p.Resolve(ctx, "../f", tc.opts)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, tg.DisplayPath)
+		})
+	}
+	require.NoError(t, os.WriteFile(w.path("a/f"), []byte("x"), 0o644))
+	info, err := w.p.Lstat(ctx, "../f", fsapi.ResolveOptions{Cwd: w.path("link"), RealCwd: true})
+	require.NoError(t, err)
+	require.NotNil(t, info, "Lstat finds a/f through the real cwd")
+	assert.Equal(t, fsapi.TypeFile, info.Type)
+}
+
 func TestResolveDisplayPath(t *testing.T) {
 	w := newWorkspace(t)
 	other := t.TempDir()

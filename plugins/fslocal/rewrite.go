@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -86,7 +85,7 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 		out.BasisOmitted = true // [D20]: no texts past the diff basis
 		return out, nil
 	}
-	after, _ := eol.StripBOM(data)
-	out.Before, out.After = view, eol.ToLF(after)
+	after, _ := stripBOM(data)
+	out.Before, out.After = view, toLF(after)
 	return out, nil
 }

@@ -60,7 +60,7 @@ func (p *Provider) Lstat(ctx context.Context, path string, opts fsapi.ResolveOpt
 	if strings.IndexByte(path, 0) >= 0 {
 		return nil, fsapi.ErrNULInPath(p.uncleanDisplay(path, opts.Cwd))
 	}
-	display := p.displayPath(path, opts.Cwd)
+	display := p.displayPath(path, opts)
 	at := display
 	var err error
 	if p.tree.root != nil && display != "/" {

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io"
 	"iter"
-	"os"
 	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -61,13 +59,12 @@ func (p *Provider) StreamBytes(ctx context.Context, t fsapi.Target) (iter.Seq2[[
 		return nil, err
 	}
 	return scanSeq(func(consume func([]byte) bool) error {
-		_, err := p.scanFile(ctx, t, false, consume)
-		return err
+		return p.scanFile(ctx, t, consume)
 	}), nil
 }
 
 // scanSeq presents scan, which hands chunks to consume until it returns
-// false and then returns without counting, as an iterator: each chunk a
+// false and then returns, as an iterator: each chunk a
 // pair, and scan's error as the last pair unless the consumer stopped
 // first.
 func scanSeq(scan func(consume func([]byte) bool) error) iter.Seq2[[]byte, error] {
@@ -81,20 +78,6 @@ func scanSeq(scan func(consume func([]byte) bool) error) iter.Seq2[[]byte, error
 			yield(nil, err)
 		}
 	}
-}
-
-// ScanText is the [fsapi.TextScanner] capability: StreamBytes's checks,
-// errors and chunks, handed to consume until it returns false; the rest of
-// the file is then still read to its end and checked (strict UTF-8, the
-// context; contract §3.5), and only its LF bytes are counted. The rest is
-// checked and counted by up to GOMAXPROCS goroutines (at most 4), each
-// reading one 2 MiB unit at a time through its own 256 KiB buffer (see
-// countRest), so idle cores share the count.
-func (p *Provider) ScanText(ctx context.Context, t fsapi.Target, consume func(chunk []byte) (more bool)) (fsapi.TextRest, error) {
-	if err := p.streamChecks(ctx, t); err != nil {
-		return fsapi.TextRest{}, err
-	}
-	return p.scanFile(ctx, t, true, consume)
 }
 
 // streamChecks runs the checks a stream runs before it is returned: the
@@ -118,44 +101,24 @@ func (p *Provider) streamChecks(ctx context.Context, t fsapi.Target) error {
 }
 
 // scanFile opens t and hands its text to consume in chunks (aliasing the
-// buffer, valid until consume returns) until consume returns false. With
-// count, the rest is then checked and counted into the result (countRest);
-// without, the scan ends there. Errors are coded as StreamBytes's. The file
-// is closed before scanFile returns.
-func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
-	f, fi, err := p.openKey(t, "read")
+// buffer, valid until consume returns) until consume returns false or the
+// text ends. Errors are coded as StreamBytes's. The file is closed before
+// scanFile returns.
+func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, consume func([]byte) bool) error {
+	f, err := p.openRegular(ctx, t, "read")
 	if err != nil {
-		if absent(err) {
-			err = fsapi.ErrNotFound("read", t.DisplayPath, err)
-		}
-		return fsapi.TextRest{}, err
+		return err
 	}
 	defer f.Close()
-	rest, err := scanOpen(ctx, f, fi.Size(), t.DisplayPath, count, consume)
-	if err != nil {
-		return fsapi.TextRest{}, coded("read", t.DisplayPath, err)
-	}
-	return rest, nil
-}
-
-// scanOpen is scanFile on the open file f, whose size was size bytes when
-// it was opened; errors are not coded. The window is read in order
-// (decodeText); the rest, when consume stops and count is set, is counted
-// from the first byte consume was not given (countRest).
-func scanOpen(ctx context.Context, f *os.File, size int64, display string, count bool, consume func([]byte) bool) (fsapi.TextRest, error) {
-	var end int64
-	for chunk, err := range decodeText(ctx, f, display, &end) {
+	for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
 		if err != nil {
-			return fsapi.TextRest{}, err
+			return coded("read", t.DisplayPath, err)
 		}
 		if !consume(chunk) {
-			if !count {
-				return fsapi.TextRest{}, nil
-			}
-			return countRest(ctx, f, end, size, display)
+			return nil
 		}
 	}
-	return fsapi.TextRest{}, nil
+	return nil
 }
 
 // decodeText reads r in chunks of up to chunkSize bytes and yields the text
@@ -164,10 +127,8 @@ func scanOpen(ctx context.Context, f *os.File, size int64, display string, count
 // decoding), strict UTF-8 with sequences split across reads carried over, one
 // leading BOM removed, ctx checked before every read. A yielded slice aliases
 // the decoder's buffer and is valid only until the next step. After an error
-// nothing more is yielded. When end is not nil, it is set before each yield
-// to the offset in r's bytes just past the yielded slice (a character start:
-// where the rest of the text begins).
-func decodeText(ctx context.Context, r io.Reader, display string, end *int64) iter.Seq2[[]byte, error] {
+// nothing more is yielded.
+func decodeText(ctx context.Context, r io.Reader, display string) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		buf := make([]byte, chunkSize)
 		held := 0  // bytes in buf not yet yielded (a carried partial sequence, or unsniffed bytes)
@@ -204,10 +165,7 @@ func decodeText(ctx context.Context, r io.Reader, display string, end *int64) it
 			out := buf[:cut]
 			if !started {
 				started = true
-				out = bytes.TrimPrefix(out, []byte(eol.BOM))
-			}
-			if end != nil {
-				*end = int64(total - (held - cut))
+				out = bytes.TrimPrefix(out, []byte(utf8BOM))
 			}
 			if len(out) > 0 && !yield(out, nil) {
 				return
@@ -238,5 +196,4 @@ func completePrefix(b []byte) int {
 var (
 	_ fsapi.Streamer     = (*Provider)(nil)
 	_ fsapi.ByteStreamer = (*Provider)(nil)
-	_ fsapi.TextScanner  = (*Provider)(nil)
 )

@@ -13,7 +13,7 @@ import (
 // decodeAll runs decodeText over r and returns the text and the error.
 func decodeAll(r io.Reader) (string, error) {
 	var b strings.Builder
-	for chunk, err := range decodeText(context.Background(), r, "/f", nil) {
+	for chunk, err := range decodeText(context.Background(), r, "/f") {
 		if err != nil {
 			return b.String(), err
 		}

@@ -2,7 +2,6 @@ package fslocal_test
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,68 +179,3 @@ func TestStreamFallsBackToReadTextWithoutTheCapability(t *testing.T) {
 
 // coreOnly hides every optional capability of a provider.
 type coreOnly struct{ fsapi.FileSystem }
-
-// scanText runs ScanText with a consumer that copies what it takes and
-// stops once it holds stop bytes or more (stop < 0: never), and returns the
-// text taken, the counted rest and the error.
-func scanText(t *testing.T, w *workspace, name string, stop int) (string, fsapi.TextRest, error) {
-	t.Helper()
-	var taken strings.Builder
-	rest, err := w.p.ScanText(context.Background(), w.target(name), func(c []byte) bool {
-		assert.True(t, utf8.Valid(c), "a chunk is valid UTF-8")
-		taken.Write(c)
-		return stop < 0 || taken.Len() < stop
-	})
-	return taken.String(), rest, err
-}
-
-// ScanText gives ReadText's outcome: the text taken then the counted rest
-// make ReadText's text, and its errors are ReadText's (contract §3.5).
-func TestScanTextEqualsReadText(t *testing.T) {
-	w := newWorkspace(t)
-	for _, tc := range readCases {
-		for _, stop := range []int{-1, 1, 70_000} {
-			t.Run(tc.name+"/stop at "+strconv.Itoa(stop), func(t *testing.T) {
-				w.file("f.txt", tc.raw, 0o644)
-				taken, rest, err := scanText(t, w, "f.txt", stop)
-				if tc.err != "" {
-					assert.EqualError(t, err, strings.Replace(tc.err, "%s", w.path("f.txt"), 1))
-					assertCode(t, tc.code, err)
-					return
-				}
-				require.NoError(t, err)
-				require.True(t, strings.HasPrefix(tc.text, taken))
-				var want fsapi.TextRest
-				want.Count([]byte(tc.text[len(taken):]))
-				assert.Equal(t, want, rest)
-			})
-		}
-	}
-	_, err := w.p.ScanText(context.Background(), w.target("missing"), func([]byte) bool { return true })
-	assert.EqualError(t, err, `cannot read "`+w.path("missing")+`": not found`)
-}
-
-// The same for files large enough that their rest is counted in parallel
-// units: CRLF lines of mixed characters, with and without a
-// final LF, and an invalid byte near the end.
-func TestScanTextOfALargeFileEqualsReadText(t *testing.T) {
-	w := newWorkspace(t)
-	big := largeText()
-	for _, raw := range []string{big, big + "last", big[:len(big)-1]} {
-		w.file("big.txt", raw, 0o644)
-		text, err := w.p.ReadText(context.Background(), w.target("big.txt"))
-		require.NoError(t, err)
-		for _, stop := range []int{1, 5 << 20, len(text)} {
-			taken, rest, err := scanText(t, w, "big.txt", stop)
-			require.NoError(t, err)
-			require.True(t, strings.HasPrefix(text, taken))
-			var want fsapi.TextRest
-			want.Count([]byte(text[len(taken):]))
-			assert.Equal(t, want, rest, "stop at %d", stop)
-		}
-	}
-	w.file("big.txt", big+"\xFF\n", 0o644)
-	_, _, err := scanText(t, w, "big.txt", 1)
-	assert.EqualError(t, err, `cannot read "`+w.path("big.txt")+`": invalid UTF-8 text`)
-	assertCode(t, fsapi.CodeNotText, err)
-}

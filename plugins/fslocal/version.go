@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -22,16 +24,26 @@ func versionOf(fi fs.FileInfo) fsapi.Version {
 		b = strconv.AppendInt(b, fi.ModTime().UnixNano(), 10)
 		return fsapi.Version(b)
 	}
+	return versionFrom(uint64(st.Dev), uint64(st.Ino), int64(st.Size), st.Mtim.Nano(), st.Ctim.Nano())
+}
+
+// versionOfStat is versionOf for a child examined with fstatat.
+func versionOfStat(st *unix.Stat_t) fsapi.Version {
+	return versionFrom(uint64(st.Dev), uint64(st.Ino), int64(st.Size), st.Mtim.Nano(), st.Ctim.Nano())
+}
+
+// versionFrom spells the version token of contract §3.3.
+func versionFrom(dev, ino uint64, size, mtimeNs, ctimeNs int64) fsapi.Version {
 	b := make([]byte, 0, 80)
-	b = strconv.AppendUint(b, uint64(st.Dev), 10)
+	b = strconv.AppendUint(b, dev, 10)
 	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(st.Ino), 10)
+	b = strconv.AppendUint(b, ino, 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(st.Size), 10)
+	b = strconv.AppendInt(b, size, 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, st.Mtim.Nano(), 10)
+	b = strconv.AppendInt(b, mtimeNs, 10)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, st.Ctim.Nano(), 10)
+	b = strconv.AppendInt(b, ctimeNs, 10)
 	return fsapi.Version(b)
 }
 

@@ -167,7 +167,7 @@ func readDirFile(dirfd int, name string, max int64) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	f := rawFile(fd)
+	f := &regularFile{fd: fd, name: name}
 	defer f.Close()
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > max {

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
+
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dsh-go/dsh/internal/eol"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -83,7 +82,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 
 	out := fsapi.WriteOutcome{Operation: fsapi.OperationCreate}
 	data := content
-	var src *os.File // the prior file, when read whole
+	var src *regularFile // the prior file, when read whole
 	basis := fsapi.DiffBasis(ctx)
 	if fi != nil {
 		out.Operation = fsapi.OperationUpdate
@@ -103,7 +102,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 			defer f.Close()
 			src = f
 			if strings.IndexByte(prior, 0) < 0 && utf8.ValidString(prior) {
-				before := eol.ToLF(strings.TrimPrefix(prior, eol.BOM))
+				before := toLF(strings.TrimPrefix(prior, utf8BOM))
 				out.Before = &before
 			}
 			data = encodeLike(prior, content)
@@ -112,7 +111,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if out.BasisOmitted || int64(len(content)) > basis {
 		out.Before, out.BasisOmitted = nil, true
 	} else {
-		out.After = eol.ToLF(content)
+		out.After = toLF(content)
 	}
 	c := change{op: "write", data: data, prior: fi, src: src, lock: lk,
 		exclusive: intent != nil && intent.Kind == fsapi.CreateIfAbsent}
@@ -161,12 +160,12 @@ func encodeLike(prior, content string) string {
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
 // worded for op. It returns the file still open (the commit copies its
 // extended attributes from it); the caller closes it.
-func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *os.File, error) {
-	f, fi, err := p.openKey(t, op)
+func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *regularFile, error) {
+	f, err := p.openRegular(ctx, t, op)
 	if err != nil {
-		return "", nil, coded(op, t.DisplayPath, err)
+		return "", nil, err
 	}
-	text, err := readAll(ctx, f, fi.Size(), op)
+	text, err := readAll(ctx, f, f.size, op)
 	if err != nil {
 		f.Close()
 		return "", nil, coded(op, t.DisplayPath, err)

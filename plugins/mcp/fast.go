@@ -178,7 +178,12 @@ func (f *fastCalls) serve(ctx context.Context, call fastCall) {
 			f.conn.deliver(stdioRead{msg: call.msg})
 			return
 		}
-		frame, err := appendAnswer(make([]byte, 0, answerSize(res)), id, res, f.serverInfo(call.modern))
+		var frame []byte
+		if res.Protocol != nil {
+			frame, err = encodeFrame(&jsonrpc.Response{ID: id, Error: protocolError(res.Protocol)})
+		} else {
+			frame, err = appendAnswer(make([]byte, 0, answerSize(res)), id, res, f.serverInfo(call.modern))
+		}
 		if err != nil {
 			frame, _ = encodeFrame(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: cannot encode the result: " + err.Error()}})
 		}
@@ -243,12 +248,13 @@ func (s *Server) lists(name string) bool {
 	return ok
 }
 
-// answerSize is room for the answer of res: its texts with some escapes
-// and the envelope, so that the frame is allocated once.
+// answerSize is room for the answer of res: its texts with some escapes,
+// its data in base64, and the envelope, so that the frame is allocated
+// once.
 func answerSize(res tools.Result) int {
 	n := 512
 	for _, b := range res.Content {
-		n += len(b.Text) + len(b.Text)/8
+		n += len(b.Text) + len(b.Text)/8 + len(b.Data)*4/3 + len(b.URI)
 	}
 	return n
 }
@@ -297,6 +303,14 @@ func appendResult(dst []byte, res tools.Result, server *mcp.Implementation) ([]b
 	for i, b := range res.Content {
 		if i > 0 {
 			dst = append(dst, ',')
+		}
+		if b.Type != "text" { // the SDK's own encoding of the other kinds
+			m, err := json.Marshal(content(b))
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, m...)
+			continue
 		}
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = jsonstring.Append(dst, b.Text)

@@ -106,6 +106,8 @@ func TestFastCallsAnswerAsTheSDK(t *testing.T) {
 		`{"name":"sandbox_mode","arguments":{}}`,
 		`{"name":"sandbox_mode","arguments":{"mode":"read-only"}}`,
 		`{"name":"sandbox_mode","arguments":{"mode":"workspace-write","justification":"Fix it."}}`,
+		`{"name":"mixed","arguments":{}}`,
+		`{"name":"refuse","arguments":{}}`,
 		`{"name":"nope","arguments":{}}`,
 		`{"name":"read","arguments":{"file_path":"a.txt"},"extra":1}`,
 		`{"name":"read","arguments":{"file_path":"a.txt"},"_meta":{"progressToken":7}}`,
@@ -128,6 +130,19 @@ func TestFastCallsAnswerAsTheSDK(t *testing.T) {
 			at := time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC) // glob lists newest first: one order in both runs
 			require.NoError(t, os.Chtimes(path, at, at))
 		}
+		_, err := st.Registry.Register(st.Host.Root(), tools.Tool{Name: "mixed", Parameters: []byte(`{"type":"object","properties":{}}`),
+			Execute: func(context.Context, tools.Args, *tools.Exec) (any, error) { return nil, nil },
+			Render: func(tools.Args, any) []tools.Block {
+				return []tools.Block{tools.TextBlock("a <b>"), tools.ImageBlock("image/png", []byte{0x89, 'P', 'N', 'G'}),
+					tools.AudioBlock("audio/wav", []byte("RIFF")), tools.ResourceBlock("file:///w/a.txt", "text/plain", "text <x>", nil),
+					tools.ResourceBlock("file:///w/b.bin", "application/octet-stream", "", []byte{0, 1, 2})}
+			}})
+		require.NoError(t, err)
+		_, err = st.Registry.Register(st.Host.Root(), tools.Tool{Name: "refuse", Parameters: []byte(`{"type":"object","properties":{}}`),
+			Execute: func(context.Context, tools.Args, *tools.Exec) (any, error) {
+				return nil, &tools.ProtocolError{Code: -32021, Message: "missing capability", Data: map[string]any{"required": []string{"sampling"}}}
+			}})
+		require.NoError(t, err)
 		srv, err := New(st.Host.Root(), st.Registry, Options{Name: "test", Version: "1", Cwd: func() string { return st.W }})
 		require.NoError(t, err)
 		s, _ := openStdio(t, srv, fast, legacy)
@@ -155,6 +170,8 @@ func TestFastCallsAnswerAsTheSDK(t *testing.T) {
 			if !era.legacy {
 				assert.Contains(t, sdk[16], `"resultType":"input_required"`, "the widening asks through a multi round-trip result")
 			}
+			assert.Contains(t, sdk[17], `{"type":"image","mimeType":"image/png","data":"iVBORw=="}`)
+			assert.Contains(t, sdk[18], `"error":{"code":-32021,"message":"missing capability","data":{"required":["sampling"]}}`)
 		})
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/dsh-go/dsh/host"
@@ -97,11 +99,34 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 		Logger:       sdkLogger(opts.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
+	srv.srv.AddReceivingMiddleware(toolsOnly)
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
 		return nil, err
 	}
 	srv.sync()
 	return srv, nil
+}
+
+// unserved are the methods of the features the server does not declare
+// (prompts, resources, completion), which the SDK would otherwise answer
+// with empty lists (conversations.md §4.3: capabilities are declared for
+// exactly what is served).
+var unserved = map[string]bool{
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/read": true, "resources/templates/list": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"completion/complete": true,
+}
+
+// toolsOnly answers a request for an unserved feature -32601, which the
+// SDK words `method not found: "<method>"`.
+func toolsOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if unserved[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // sdkLogger is log for the SDK: its warnings and errors only. Its INFO
@@ -217,6 +242,8 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return nil, err
 		case ask != nil:
 			return ask, nil
+		case res.Protocol != nil:
+			return nil, protocolError(res.Protocol)
 		}
 		return toMCP(res), nil
 	}
@@ -288,15 +315,34 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 			return
 		}
 	}
-	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req)}
+	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req), Log: logOf(ctx, req), Capabilities: capabilitiesOf(req)}
+	if err := s.inputOf(req, conv, name, exec); err != nil {
+		answer(tools.Result{}, nil, err)
+		return
+	}
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
 		return s.reg.Execute(ctx, name, raw, exec)
 	}, func(res tools.Result) {
+		if code := res.Code(); code == "TIMEOUT" || code == "ABORTED" {
+			exec.Notify("warning", "tool "+name+": "+strings.TrimPrefix(res.Text(), "Error: "))
+		}
 		if r != nil {
 			if ask := r.finish(res); ask != nil {
 				answer(tools.Result{}, ask, nil)
 				return
 			}
+		}
+		if res.Input != nil {
+			if fast { // the SDK runs it again and sends the requests
+				answer(tools.Result{}, &mcp.CallToolResult{}, nil)
+				return
+			}
+			ask, failed, err := s.inputRequired(req, conv, name, exec.Capabilities, res.Input)
+			if err != nil || ask != nil {
+				answer(tools.Result{}, ask, err)
+				return
+			}
+			res = failed
 		}
 		answer(res, nil, nil)
 	})
@@ -317,6 +363,29 @@ func progressOf(ctx context.Context, req *mcp.CallToolRequest) tools.ProgressFun
 	ss := req.Session
 	return func(done, total float64, message string) {
 		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: done, Total: total, Message: message})
+	}
+}
+
+// logOf returns where a call's log messages go: notifications/message to
+// the request's client, which the SDK sends only at or above the level the
+// client set (a legacy session's logging/setLevel, a 2026-07-28 request's
+// _meta log level).
+func logOf(ctx context.Context, req *mcp.CallToolRequest) func(level, message string) {
+	ss := req.Session
+	if ss == nil {
+		return nil
+	}
+	return func(level, message string) {
+		_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
+	}
+}
+
+// Announce tells every legacy session that set a log level message at
+// level (conversations.md §4.3: a reload's result); the SDK drops it for a
+// session below its level.
+func (s *Server) Announce(level, message string) {
+	for ss := range s.srv.Sessions() {
+		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "dshhost", Data: message})
 	}
 }
 
@@ -373,12 +442,35 @@ func legacySession(req *mcp.CallToolRequest) *mcp.ServerSession {
 func toMCP(res tools.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: res.IsError, Content: make([]mcp.Content, 0, len(res.Content)), Meta: resultMeta(res)}
 	for _, b := range res.Content {
-		out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
+		out.Content = append(out.Content, content(b))
 	}
 	if !res.IsError && res.Summary != nil {
 		out.StructuredContent = res.Summary
 	}
 	return out
+}
+
+// content is a block as MCP content.
+func content(b tools.Block) mcp.Content {
+	switch b.Type {
+	case "image":
+		return &mcp.ImageContent{MIMEType: b.MIMEType, Data: b.Data}
+	case "audio":
+		return &mcp.AudioContent{MIMEType: b.MIMEType, Data: b.Data}
+	case "resource":
+		return &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Blob: b.Data}}
+	}
+	return &mcp.TextContent{Text: b.Text}
+}
+
+// protocolError is a tool's protocol error as the JSON-RPC error of the
+// request.
+func protocolError(p *tools.ProtocolError) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: p.Code, Message: p.Message}
+	if p.Data != nil {
+		e.Data, _ = json.Marshal(p.Data)
+	}
+	return e
 }
 
 // resultMeta returns the _meta fields of a result: the tool's metadata

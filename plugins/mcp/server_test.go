@@ -290,3 +290,108 @@ func TestProgressReachesTheClient(t *testing.T) {
 		})
 	}
 }
+
+// TestLogMessagesReachTheClientsThatAskForThem: a legacy session that set
+// a level gets the warnings about its own calls and the server's
+// announcements at or above it, and nothing before it sets one; a
+// 2026-07-28 request gets its call's messages at the level its _meta names
+// (conversations.md §4.3).
+func TestLogMessagesReachTheClientsThatAskForThem(t *testing.T) {
+	for _, version := range []string{oldProtocol, ""} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			s := newStack(t)
+			_, err := s.Registry.Register(s.Host.Root(), tools.Tool{Name: "chatty", Parameters: []byte(`{"type":"object","properties":{}}`),
+				Execute: func(ctx context.Context, _ tools.Args, exec *tools.Exec) (any, error) {
+					exec.Notify("info", "an info")
+					exec.Notify("warning", "a warning")
+					return "done", nil
+				}})
+			require.NoError(t, err)
+			got := make(chan string, 16)
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := s.srv.MCP().Connect(t.Context(), st, nil)
+			require.NoError(t, err)
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+					got <- string(r.Params.Level) + " " + r.Params.Data.(string)
+				}}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer cs.Close()
+			// The client handles notifications apart from responses, so the
+			// messages are awaited (bounded); the levels are applied as the
+			// server sends, so a message it dropped never comes.
+			receive := func(n int) []string {
+				var m []string
+				for range n {
+					select {
+					case msg := <-got:
+						m = append(m, msg)
+					case <-time.After(5 * time.Second):
+						t.Fatalf("%d of %d messages within 5 s: %q", len(m), n, m)
+					}
+				}
+				return m
+			}
+			call := func(level string) {
+				p := &mcp.CallToolParams{Name: "chatty", Arguments: map[string]any{}}
+				if level != "" {
+					p.Meta = mcp.Meta{mcp.MetaKeyLogLevel: level}
+				}
+				res, err := cs.CallTool(t.Context(), p)
+				require.NoError(t, err)
+				require.False(t, res.IsError)
+			}
+			call("")
+			s.srv.Announce("info", "config reloaded: nothing changed")
+			if version == oldProtocol {
+				require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "warning"}))
+				call("")
+				s.srv.Announce("info", "config reloaded: nothing changed")
+				s.srv.Announce("error", "config reload refused")
+				assert.ElementsMatch(t, []string{"warning a warning", "error config reload refused"}, receive(2),
+					"at the session's level and above, and nothing before it set one")
+			} else {
+				call("info")
+				call("warning")
+				assert.ElementsMatch(t, []string{"info an info", "warning a warning", "warning a warning"}, receive(3),
+					"at each request's level, and nothing for the request that named none")
+			}
+			require.NoError(t, cs.Ping(t.Context(), nil))
+			assert.Empty(t, got)
+		})
+	}
+}
+
+// TestATimedOutCallWarnsItsSession: the server's warning about a call it
+// timed out reaches the legacy session that made it.
+func TestATimedOutCallWarnsItsSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := stacktest.New(t, stacktest.Options{})
+		srv, err := mcpserver.New(st.Host.Root(), st.Registry, mcpserver.Options{Name: "test", Version: "1", Cwd: func() string { return st.W }, CallTimeout: time.Second})
+		require.NoError(t, err)
+		_, err = st.Registry.Register(st.Host.Root(), tools.Tool{Name: "stuck", Parameters: []byte(`{"type":"object","properties":{}}`),
+			Execute: func(ctx context.Context, _ tools.Args, _ *tools.Exec) (any, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}})
+		require.NoError(t, err)
+		var got []string
+		sst, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.MCP().Connect(t.Context(), sst, nil)
+		require.NoError(t, err)
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+				got = append(got, string(r.Params.Level)+" "+r.Params.Data.(string))
+			}}).Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: oldProtocol})
+		require.NoError(t, err)
+		defer cs.Close()
+		require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "stuck", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		require.True(t, res.IsError)
+		synctest.Wait()
+		assert.Equal(t, []string{"warning tool stuck: tool call timed out after 1000 ms"}, got)
+	})
+}

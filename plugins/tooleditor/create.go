@@ -5,8 +5,6 @@ import (
 	"errors"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/internal/remedy"
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -16,7 +14,7 @@ import (
 // not used), write with CreateIfAbsent, whatever the answer, then observe
 // the new version.
 func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := workdir.Resolve(ctx, e.fs, c.path, exec.Cwd())
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}
@@ -29,15 +27,15 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 	}
 	if _, err := events.FSWriteIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec, Arguments: c.args},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := e.fs.WriteText(ctx, t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
+	out, err := e.fs.WriteText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
 	if err != nil {
 		var fe *fsapi.Error
 		if errors.As(err, &fe) && fe.Code == fsapi.CodeNotObserved {
 			return nil, errExists(t.DisplayPath) // it appeared after the Stat
 		}
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
 	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err

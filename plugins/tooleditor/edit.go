@@ -6,8 +6,6 @@ import (
 	"math"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/internal/remedy"
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -16,10 +14,10 @@ import (
 // EditText under the policy's guard, its matching errors re-worded.
 func (e *editor) strReplace(ctx context.Context, c call, exec *tools.Exec) (any, error) {
 	return e.mutate(ctx, c, exec, errNotRegular, func(t fsapi.Target, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-		out, err := e.fs.EditText(ctx, t, fsapi.EditRequest{OldString: c.oldStr, NewString: c.newStr}, guard)
+		out, err := e.fs.EditText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: c.oldStr, NewString: c.newStr}, guard)
 		var fe *fsapi.Error
 		if err == nil || !errors.As(err, &fe) {
-			return out, remedy.Shape(err)
+			return out, fsapi.WithRemedy(err)
 		}
 		var ml *fsapi.MatchLines
 		switch {
@@ -28,7 +26,7 @@ func (e *editor) strReplace(ctx context.Context, c call, exec *tools.Exec) (any,
 		case fe.Code == fsapi.CodeAmbiguousEdit && errors.As(err, &ml):
 			return out, errAmbiguous(fe, ml, c.oldStr)
 		}
-		return out, remedy.Shape(err)
+		return out, fsapi.WithRemedy(err)
 	})
 }
 
@@ -42,12 +40,12 @@ func (e *editor) insert(ctx context.Context, c call, exec *tools.Exec) (any, err
 		line = int64(c.line)
 	}
 	return e.mutate(ctx, c, exec, errNotInsertable, func(t fsapi.Target, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-		out, err := ins.InsertText(ctx, t, fsapi.InsertRequest{Line: line, Text: c.newStr}, guard)
+		out, err := ins.InsertText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, fsapi.InsertRequest{Line: line, Text: c.newStr}, guard)
 		var lr *fsapi.LineRangeError
 		if errors.As(err, &lr) {
 			return out, errInsertLine(c.line, lr.Lines)
 		}
-		return out, remedy.Shape(err)
+		return out, fsapi.WithRemedy(err)
 	})
 }
 
@@ -58,14 +56,14 @@ func (e *editor) insert(ctx context.Context, c call, exec *tools.Exec) (any, err
 // version. notRegular words the refusal of a special file.
 func (e *editor) mutate(ctx context.Context, c call, exec *tools.Exec, notRegular func(p string) error,
 	run func(fsapi.Target, *fsapi.EditGuard) (fsapi.EditOutcome, error)) (any, error) {
-	t, err := workdir.Resolve(ctx, e.fs, c.path, exec.Cwd())
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}
 	guard, err := events.FSEditIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec, Arguments: c.args},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
 	info, err := e.fs.Stat(ctx, t)
 	switch {

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/internal/textstream"
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -17,7 +16,7 @@ import (
 // directory listing, or the file's rows streamed with the line count, the
 // range checks and an fs/observed of the version Stat saw.
 func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := workdir.Resolve(ctx, e.fs, c.path, exec.Cwd())
+	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +40,7 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 	case info.Type != fsapi.TypeFile:
 		return nil, errNotViewable(t.DisplayPath)
 	}
-	chunks, err := textstream.Scan(ctx, e.fs, t)
+	chunks, err := fsapi.ScanBytes(ctx, e.fs, t)
 	if err != nil {
 		return nil, e.readFailure(ctx, t, info, exec, err)
 	}
@@ -54,7 +53,9 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 		if err != nil {
 			return nil, e.readFailure(ctx, t, info, exec, err)
 		}
-		rows.feed(chunk)
+		// chunk is valid until the next step; feed copies what it keeps
+		// and never modifies it.
+		rows.feed(unsafe.String(unsafe.SliceData(chunk), len(chunk)))
 	}
 	n := rows.finish()
 	if c.hasRange {

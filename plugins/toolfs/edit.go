@@ -6,7 +6,6 @@ import (
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/linediff"
-	"github.com/dsh-go/dsh/internal/remedy"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -52,11 +51,11 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.EditText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
+	out, err := ts.fs.EditText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err

@@ -92,9 +92,9 @@ func textOf(render func(value any) string) func(tools.Args, any) []tools.Block {
 
 // The schemas as JSON values, converted once, statically: a conversion in
 // tools() copied each one at every registration, and the copies, all of
-// different sizes, each took a fresh heap span; a one-shot `dshhost call`
-// paid for those in page faults (docs/benchmarks.md, issue 10). They are
-// shared by every registration: nothing may write to them.
+// different sizes, each took a fresh heap span, which a one-shot `dshhost
+// call` paid for in page faults. They are shared by every registration:
+// nothing may write to them.
 var (
 	editOutputJSON         = json.RawMessage(editOutput)
 	editParametersJSON     = json.RawMessage(editParameters)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/dsh-go/dsh/events"
-	"github.com/dsh-go/dsh/internal/textstream"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -90,9 +90,10 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 }
 
 // readWindow reads t's text (streamed from readStreamMinSize bytes) and
-// cuts the line window of ra out of it (contract §6.7.2 steps 4–5).
-// A streamed read hands the text to the scanner only until the window is
-// complete; the rest is counted by the provider (in parallel where it can).
+// cuts the line window of ra out of it (contract §6.7.2 steps 4–5). A
+// streamed read stops reading when the byte cap trips: that window states
+// no total, so the rest is not needed (§6.7.5a [D26]); a window that ends
+// at its limit still counts the rest's lines.
 func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, info *fsapi.Info) (readValue, error) {
 	spec := windowSpec{Offset: ra.offset, Limit: ra.limit, MaxLineLength: ts.cfg.ReadMaxLineLength, MaxBytes: ts.cfg.ReadMaxBytes,
 		StableChunks: info.HasSize && info.Size < ts.cfg.ReadStreamMinSize}
@@ -101,11 +102,20 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 	}
 	s := newLineScanner(spec)
 	if !info.HasSize || info.Size >= ts.cfg.ReadStreamMinSize {
-		rest, err := textstream.ScanCounting(ctx, ts.fs, t, s.Take)
+		chunks, err := fsapi.ScanBytes(ctx, ts.fs, t)
 		if err != nil {
 			return readValue{}, err
 		}
-		s.Skip(rest)
+		for c, err := range chunks {
+			if err != nil {
+				return readValue{}, err
+			}
+			// c is valid until the next step; the scanner copies what it
+			// keeps and never modifies it.
+			if s.Write(unsafe.String(unsafe.SliceData(c), len(c))); s.Tripped() {
+				break
+			}
+		}
 	} else {
 		text, err := ts.fs.ReadText(ctx, t)
 		if err != nil {

@@ -208,11 +208,13 @@ func TestReadFooterRecomputesCapped(t *testing.T) {
 		limit int
 		want  string
 	}{
-		{"fewer lines than limit before the end is capped", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: 3}, 5, "(Output capped. Showing lines 1-1. Use offset=2 to continue.)"},
-		{"exactly limit lines before the end is not capped", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: 3}, 1, "(Showing lines 1-1 of 3. Use offset=2 to continue.)"},
-		{"an empty window before the end is capped at offset-1", readValue{Offset: 3, Lines: []line{}, TotalLines: 5}, 5, "(Output capped. Showing lines 3-2. Use offset=3 to continue.)"},
-		{"an empty window of an empty file is the end", readValue{Offset: 1, Lines: []line{}, TotalLines: 0}, 5, "(End of file - total 0 lines)"},
-		{"lines is always plural", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: 1}, 5, "(End of file - total 1 lines)"},
+		{"fewer lines than limit before the end is capped", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: new(3)}, 5, "(Output capped. Showing lines 1-1. Use offset=2 to continue.)"},
+		{"exactly limit lines before the end is not capped", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: new(3)}, 1, "(Showing lines 1-1 of 3. Use offset=2 to continue.)"},
+		{"an empty window before the end is capped at offset-1", readValue{Offset: 3, Lines: []line{}, TotalLines: new(5)}, 5, "(Output capped. Showing lines 3-2. Use offset=3 to continue.)"},
+		{"an empty window of an empty file is the end", readValue{Offset: 1, Lines: []line{}, TotalLines: new(0)}, 5, "(End of file - total 0 lines)"},
+		{"lines is always plural", readValue{Offset: 1, Lines: []line{{1, "a"}}, TotalLines: new(1)}, 5, "(End of file - total 1 lines)"},
+		{"a window without a total is capped [D26]", readValue{Offset: 1, Lines: []line{{1, "a"}}}, 5, "(Output capped. Showing lines 1-1. Use offset=2 to continue.)"},
+		{"an empty window without a total is capped at offset-1", readValue{Offset: 4, Lines: []line{}}, 5, "(Output capped. Showing lines 4-3. Use offset=4 to continue.)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,7 +36,7 @@ const editParameters = `{"type":"object","properties":{"file_path":{"type":"stri
 
 const listOutput = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"entries":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"enum":["file","directory","other"]}},"required":["name","type"],"additionalProperties":false}},"totalEntries":{"type":"integer"},"counts":{"type":"object","properties":{"directories":{"type":"integer"},"files":{"type":"integer"},"other":{"type":"integer"}},"required":["directories","files","other"],"additionalProperties":false}},"required":["path","offset","entries","totalEntries","counts"],"additionalProperties":false}`
 
-const readOutput = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"lines":{"type":"array","items":{"type":"object","properties":{"number":{"type":"integer"},"text":{"type":"string"}},"required":["number","text"],"additionalProperties":false}},"totalLines":{"type":"integer"}},"required":["path","offset","lines","totalLines"],"additionalProperties":false}`
+const readOutput = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"lines":{"type":"array","items":{"type":"object","properties":{"number":{"type":"integer"},"text":{"type":"string"}},"required":["number","text"],"additionalProperties":false}},"totalLines":{"type":["integer","null"]}},"required":["path","offset","lines","totalLines"],"additionalProperties":false}`
 
 const writeOutput = `{"type":"object","properties":{"path":{"type":"string"},"operation":{"enum":["create","update"]},"before":{"type":["string","null"]},"after":{"type":"string"}},"required":["path","operation","before","after"],"additionalProperties":false}`
 

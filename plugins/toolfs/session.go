@@ -5,15 +5,14 @@ import (
 	"errors"
 	"math"
 
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
-// resolve resolves path for the call's session (contract §6.4, package
-// workdir).
+// resolve resolves path for the call's conversation (contract §6.4,
+// fsapi.CwdOptions).
 func (ts *toolset) resolve(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, error) {
-	return workdir.Resolve(ctx, ts.fs, path, exec.Cwd())
+	return ts.fs.Resolve(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
 }
 
 // positiveInteger reports whether v is an integer ≥ 1 (contract §6.6.1,

@@ -64,16 +64,17 @@ func summarizeList(_ tools.Args, v any) any {
 
 // readSummary is read's summary: the file's display path, the first line
 // asked for, the last line shown (offset−1 when none), the file's line
-// count, and whether the byte cap cut the window short (contract §6.7.5).
+// count (null when the byte cap cut the window short, [D26]), and whether
+// it did (contract §6.7.5).
 type readSummary struct {
 	Path       string `json:"path"`
 	Offset     int    `json:"offset"`
 	EndLine    int    `json:"endLine"`
-	TotalLines int    `json:"totalLines"`
+	TotalLines *int   `json:"totalLines"`
 	Capped     bool   `json:"capped"`
 }
 
-const readSummarySchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":"integer"},"capped":{"type":"boolean"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`
+const readSummarySchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`
 
 // summarizeRead uses the call's limit, or readLimit without one, as the
 // renderer does.

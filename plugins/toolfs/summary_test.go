@@ -29,7 +29,7 @@ func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
 	empty, err := newListPage("/w", nil, 1, 200)
 	require.NoError(t, err)
 	secret := "SECRET-FILE-CONTENT"
-	window := readValue{Path: "/w/a", Offset: 3, Lines: []line{{3, secret}, {4, secret}}, TotalLines: 10}
+	window := readValue{Path: "/w/a", Offset: 3, Lines: []line{{3, secret}, {4, secret}}, TotalLines: new(10)}
 	tests := []struct {
 		name   string
 		schema string
@@ -42,9 +42,11 @@ func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
 			`{"path":"/w","offset":1,"shown":0,"total":0,"entries":[]}`},
 		{"a read window under the call's limit", readSummarySchema, ts.summarizeRead(argsOf(t, `{"limit":2}`), window),
 			`{"path":"/w/a","offset":3,"endLine":4,"totalLines":10,"capped":false}`},
-		{"a read window cut by the byte cap", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), window),
+		{"a read window short of its limit before the end", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), window),
 			`{"path":"/w/a","offset":3,"endLine":4,"totalLines":10,"capped":true}`},
-		{"an empty read window", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), readValue{Path: "/w/e", Offset: 1, Lines: []line{}}),
+		{"a read window cut by the byte cap states no total [D26]", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), readValue{Path: "/w/a", Offset: 3, Lines: []line{{3, secret}}}),
+			`{"path":"/w/a","offset":3,"endLine":3,"totalLines":null,"capped":true}`},
+		{"an empty read window", readSummarySchema, ts.summarizeRead(argsOf(t, `{}`), readValue{Path: "/w/e", Offset: 1, Lines: []line{}, TotalLines: new(0)}),
 			`{"path":"/w/e","offset":1,"endLine":0,"totalLines":0,"capped":false}`},
 		{"a write", writeSummarySchema, summarizeWrite(nil, writeValue{Path: "/w/a", Operation: fsapi.OperationUpdate, Before: &secret, After: secret}),
 			`{"path":"/w/a","operation":"update"}`},

@@ -21,13 +21,14 @@ type line struct {
 
 // readValue is the structured value of a read (contract §6.2, §6.7.2 step 6):
 // the display path, the 1-based first line asked for, the collected lines and
-// the exact number of lines in the file. Lines is never nil, so it marshals
-// as `[]`.
+// the exact number of lines in the file, or nil (null) when the window ended
+// at the byte cap: the file was not read past it (§6.7.5a [D26]). Lines is
+// never nil, so it marshals as `[]`.
 type readValue struct {
 	Path       string `json:"path"`
 	Offset     int    `json:"offset"`
 	Lines      []line `json:"lines"`
-	TotalLines int    `json:"totalLines"`
+	TotalLines *int   `json:"totalLines"`
 }
 
 // windowSpec is what one read asks of the line window (contract §6.7.3).
@@ -72,13 +73,15 @@ func (s windowSpec) firstLine() int {
 // lineScanner builds the line window of contract §6.7.3 from decoded text fed
 // in chunks with Write, then Close. Its result does not depend on how the
 // text is cut into chunks: a CR and its LF, or the bytes of one UTF-8
-// character, may arrive in different chunks. Memory is bounded: of any line
-// it keeps at most MaxLineLength+1 UTF-16 code units (at most three bytes
-// per unit), and lines it will not collect are only counted, so a 300 MB
-// line without a newline costs a few kilobytes. Bytes that are not valid
-// UTF-8 (which a provider never streams) are read as one U+FFFD each, so the
-// collected text is always valid UTF-8. A lineScanner is not safe for
-// concurrent use; its zero value is not usable (use newLineScanner).
+// character, may arrive in different chunks. Once the byte cap trips it
+// takes no more text (Tripped; the caller stops reading, [D26]). Memory is
+// bounded: of any line it keeps at most MaxLineLength+1 UTF-16 code units
+// (at most three bytes per unit), and lines it will not collect are only
+// counted, so a 300 MB line without a newline costs a few kilobytes. Bytes
+// that are not valid UTF-8 (which a provider never streams) are read as
+// one U+FFFD each, so the collected text is always valid UTF-8. A
+// lineScanner is not safe for concurrent use; its zero value is not usable
+// (use newLineScanner).
 type lineScanner struct {
 	spec  windowSpec
 	first int // spec.Offset as a line number
@@ -131,17 +134,19 @@ func (s *lineScanner) selects() bool {
 	return !s.tripped && s.total+1 >= s.first && len(s.lines) < s.spec.Limit
 }
 
-// exhausted reports whether no later line can be collected, so the rest of
-// the text only needs its newlines counted.
-func (s *lineScanner) exhausted() bool {
-	return s.tripped || len(s.lines) >= s.spec.Limit
-}
+// Tripped reports whether the byte cap has tripped: the window is complete,
+// its total is not stated, and the rest of the text is not needed (contract
+// §6.7.5a [D26]).
+func (s *lineScanner) Tripped() bool { return s.tripped }
 
-// Write feeds the next chunk of decoded text.
+// Write feeds the next chunk of decoded text; after the cap tripped it
+// takes nothing.
 func (s *lineScanner) Write(chunk string) {
-	for len(chunk) > 0 {
+	for len(chunk) > 0 && !s.tripped {
 		if !s.selected {
-			if s.exhausted() {
+			if len(s.lines) >= s.spec.Limit {
+				// Every line is collected: the rest only needs its
+				// newlines counted for the total.
 				n := strings.Count(chunk, "\n")
 				if n == 0 {
 					s.open = true
@@ -185,9 +190,10 @@ func (s *lineScanner) Write(chunk string) {
 // Close ends the text and returns the window. inRange is false when the
 // offset lies past the end (contract §6.7.3 "At the end"): the cap did not
 // trip, Offset > TotalLines, and not both TotalLines = 0 and Offset = 1.
-// Path is left empty. The scanner must not be used afterwards.
+// TotalLines is nil when the cap tripped. Path is left empty. The scanner
+// must not be used afterwards.
 func (s *lineScanner) Close() (v readValue, inRange bool) {
-	if s.open {
+	if s.open && !s.tripped {
 		if s.selected {
 			s.keep("", false)
 		}
@@ -199,45 +205,31 @@ func (s *lineScanner) Close() (v readValue, inRange bool) {
 		s.lines[s.copied[i]].Text = all[start:end]
 		start = end
 	}
-	return readValue{Offset: s.first, Lines: s.lines, TotalLines: s.total}, inRange
+	v = readValue{Offset: s.first, Lines: s.lines}
+	if !s.tripped {
+		total := s.total
+		v.TotalLines = &total
+	}
+	return v, inRange
 }
 
 // scanWindow builds the window of one read from chunks (as fsapi.Stream
 // yields them) and returns the read's value with Path set to displayPath.
-// It stops at the first chunk error and returns it unchanged. An offset past
-// the end fails with FS_NOT_FOUND
-// `offset <offset> is out of range for "<displayPath>" (<totalLines> lines)`.
-// Contract §6.7.2 steps 3–4, §6.7.3.
+// It stops at the first chunk error and returns it unchanged, and takes no
+// chunk after the byte cap tripped [D26]. An offset past the end fails with
+// FS_NOT_FOUND `offset <offset> is out of range for "<displayPath>"
+// (<totalLines> lines)`. Contract §6.7.2 steps 3–4, §6.7.3.
 func scanWindow(chunks iter.Seq2[string, error], spec windowSpec, displayPath string) (readValue, error) {
 	s := newLineScanner(spec)
 	for chunk, err := range chunks {
 		if err != nil {
 			return readValue{}, err
 		}
-		s.Write(chunk)
+		if s.Write(chunk); s.Tripped() {
+			break
+		}
 	}
 	return s.window(displayPath)
-}
-
-// Take is Write for a scan that can stop handing over text
-// (textstream.ScanCounting): it feeds chunk and reports whether the scanner
-// still needs the text itself; once it returns false, no later line can be
-// collected and the rest only needs counting (see Skip).
-func (s *lineScanner) Take(chunk string) (more bool) {
-	s.Write(chunk)
-	return !s.exhausted()
-}
-
-// Skip accounts for rest, the text after the chunk on which Take returned
-// false, from its counts alone: every LF ends a line, and an unterminated
-// rest leaves a final segment open. The result is the one Write would give
-// over the same text.
-func (s *lineScanner) Skip(rest fsapi.TextRest) {
-	if rest.Bytes == 0 {
-		return
-	}
-	s.total += int(rest.Newlines)
-	s.open = rest.Unterminated
 }
 
 // window closes s and returns the read's value with Path set to
@@ -246,7 +238,7 @@ func (s *lineScanner) Skip(rest fsapi.TextRest) {
 func (s *lineScanner) window(displayPath string) (readValue, error) {
 	v, ok := s.Close()
 	if !ok {
-		return readValue{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(s.spec.Offset), displayPath, v.TotalLines, "lines")
+		return readValue{}, fsapi.ErrOffsetOutOfRange(jsnum.Format(s.spec.Offset), displayPath, *v.TotalLines, "lines")
 	}
 	v.Path = displayPath
 	return v, nil

@@ -51,7 +51,8 @@ func naiveWindow(text string, spec windowSpec) (readValue, bool) {
 		segs = segs[:len(segs)-1] // a final segment without LF counts only if non-empty
 	}
 	first := spec.firstLine()
-	v := readValue{Offset: first, Lines: []line{}, TotalLines: len(segs)}
+	total := len(segs)
+	v := readValue{Offset: first, Lines: []line{}, TotalLines: &total}
 	used, tripped := 0, false
 	for i, seg := range segs {
 		n := i + 1
@@ -71,7 +72,10 @@ func naiveWindow(text string, spec windowSpec) (readValue, bool) {
 		used += cost
 		v.Lines = append(v.Lines, line{Number: n, Text: text})
 	}
-	inRange := tripped || first <= v.TotalLines || (v.TotalLines == 0 && first == 1)
+	inRange := tripped || first <= total || (total == 0 && first == 1)
+	if tripped {
+		v.TotalLines = nil // [D26]: a capped window states no total
+	}
 	return v, inRange
 }
 
@@ -137,7 +141,7 @@ func TestWindowSplitsAndCountsLines(t *testing.T) {
 				got = append(got, l.Text)
 			}
 			assert.Equal(t, tc.lines, got)
-			assert.Equal(t, tc.total, v.TotalLines)
+			assert.Equal(t, tc.total, totalOf(v))
 		})
 	}
 }
@@ -188,14 +192,14 @@ func TestWindowByteCap(t *testing.T) {
 		total    int
 		outRange bool
 	}{
-		{"over the cap trips and stops collecting (E14)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
+		{"over the cap trips and stops collecting (E14)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, -1, false},
 		{"exactly at the cap is not over (E14)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb", []int{1, 2}, 2, false},
 		{"the limit is checked before the cap (E14)", windowSpec{Offset: 1, Limit: 2, MaxLineLength: 2000, MaxBytes: 9}, "aaaa\nbbbb\ncccc", []int{1, 2}, 3, false},
-		{"a first line over the cap leaves the window empty (E15)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "aaaa\nb", nil, 2, false},
-		{"a first selected line over the cap past the offset (E15)", windowSpec{Offset: 2, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "a\nbbbb\nc", nil, 3, false},
-		{"the suffix counts toward the cap", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 4, MaxBytes: 40}, "abcdefgh\nabcdefgh\n", []int{1}, 2, false},
-		{"a later small line is not collected after the cap trips", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 5}, "aaaa\nbbbbbbbb\nc\n", []int{1}, 3, false},
-		{"the default caps stop at line 506 (E16)", defaultSpec(), strings.TrimSuffix(strings.Repeat(strings.Repeat("y", 100)+"\n", 2000), "\n"), seq(1, 506), 2000, false},
+		{"a first line over the cap leaves the window empty (E15)", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "aaaa\nb", nil, -1, false},
+		{"a first selected line over the cap past the offset (E15)", windowSpec{Offset: 2, Limit: 2000, MaxLineLength: 2000, MaxBytes: 3}, "a\nbbbb\nc", nil, -1, false},
+		{"the suffix counts toward the cap", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 4, MaxBytes: 40}, "abcdefgh\nabcdefgh\n", []int{1}, -1, false},
+		{"a later small line is not collected after the cap trips", windowSpec{Offset: 1, Limit: 2000, MaxLineLength: 2000, MaxBytes: 5}, "aaaa\nbbbbbbbb\nc\n", []int{1}, -1, false},
+		{"the default caps stop at line 506 (E16)", defaultSpec(), strings.TrimSuffix(strings.Repeat(strings.Repeat("y", 100)+"\n", 2000), "\n"), seq(1, 506), -1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,9 +210,17 @@ func TestWindowByteCap(t *testing.T) {
 				numbers = append(numbers, l.Number)
 			}
 			assert.Equal(t, tc.numbers, numbers)
-			assert.Equal(t, tc.total, v.TotalLines)
+			assert.Equal(t, tc.total, totalOf(v))
 		})
 	}
+}
+
+// totalOf returns v's total, or -1 when it states none (the cap tripped).
+func totalOf(v readValue) int {
+	if v.TotalLines == nil {
+		return -1
+	}
+	return *v.TotalLines
 }
 
 // seq returns the integers lo..hi.
@@ -261,7 +273,7 @@ func TestScanWindowOffsets(t *testing.T) {
 				tc.numbers = []int{}
 			}
 			assert.Equal(t, tc.numbers, numbers)
-			assert.Equal(t, tc.total, v.TotalLines)
+			assert.Equal(t, tc.total, totalOf(v))
 			assert.NotNil(t, v.Lines, "lines marshal as [] even when empty")
 		})
 	}
@@ -337,7 +349,9 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 	got, ok := scanText([]string{text}, spec)
 	require.Equal(t, wantOK, ok, "in range")
 	require.Equal(t, want, got, "one chunk against the oracle")
-	require.Equal(t, strings.Count(text, "\n")+boolInt(len(text) > 0 && !strings.HasSuffix(text, "\n")), got.TotalLines)
+	if got.TotalLines != nil {
+		require.Equal(t, strings.Count(text, "\n")+boolInt(len(text) > 0 && !strings.HasSuffix(text, "\n")), *got.TotalLines)
+	}
 	for _, l := range got.Lines {
 		require.True(t, utf8.ValidString(l.Text))
 		body := strings.TrimSuffix(l.Text, truncationSuffix(spec.MaxLineLength))
@@ -378,28 +392,12 @@ func checkWindow(t *testing.T, text string, spec windowSpec, r *rand.Rand) {
 		require.Equal(t, want, again, "text known to be valid")
 	}
 	for _, parts := range [][]string{bytewise, splitAt(text, randomCuts(r, text, 6))} {
-		counted, ok := scanTaking(parts, spec)
-		require.Equal(t, wantOK, ok, "in range when the rest is counted, chunking %q", parts)
-		require.Equal(t, want, counted, "the rest counted after Take stops, chunking %q", parts)
-	}
-}
-
-// scanTaking feeds parts with Take until it returns false, as a provider's
-// fsapi.TextScanner does, then only counts the parts left and hands the
-// count to Skip.
-func scanTaking(parts []string, spec windowSpec) (readValue, bool) {
-	s := newLineScanner(spec)
-	var rest fsapi.TextRest
-	taking := true
-	for _, p := range parts {
-		if taking {
-			taking = s.Take(p)
-		} else {
-			rest.Count([]byte(p))
+		stopped, err := scanWindow(chunks(parts...), spec, "")
+		if wantOK {
+			require.NoError(t, err)
+			require.Equal(t, want, stopped, "scanWindow, which stops at the trip, chunking %q", parts)
 		}
 	}
-	s.Skip(rest)
-	return s.Close()
 }
 
 func boolInt(b bool) int {
@@ -425,29 +423,36 @@ func TestWindowDoesNotDependOnChunking(t *testing.T) {
 	}
 }
 
-// Take stops as soon as no later line can be collected: after the limit's
-// last line, or once the byte cap trips; the counted rest then gives the
-// exact total, open final line included.
-func TestTakeStopsWhenTheWindowIsComplete(t *testing.T) {
+// contract §6.7.5a [D26]: once the byte cap trips, the scan takes no more
+// text (a stream's later error is never met) and states no total; a window
+// that ends at its limit still counts the rest's lines.
+func TestACappedWindowReadsNoFurther(t *testing.T) {
+	boom := errors.New("read past the window")
+	failingAfter := func(parts ...string) iter.Seq2[string, error] {
+		return func(yield func(string, error) bool) {
+			for _, p := range parts {
+				if !yield(p, nil) {
+					return
+				}
+			}
+			yield("", boom)
+		}
+	}
 	spec := defaultSpec()
-	spec.Limit = 2
-	s := newLineScanner(spec)
-	assert.True(t, s.Take("one\ntw"), "line 2 is still open")
-	assert.False(t, s.Take("o\r\nthree"), "two lines collected: the rest is only counted")
-	s.Skip(fsapi.TextRest{Bytes: 10, Newlines: 2, Unterminated: true}) // "\nfour\nfive"
-	v, ok := s.Close()
-	require.True(t, ok)
-	assert.Equal(t, []line{{1, "one"}, {2, "two"}}, v.Lines)
-	assert.Equal(t, 5, v.TotalLines, "three, four, five counted")
+	spec.MaxBytes = 5
+	v, err := scanWindow(failingAfter("abcd\nefgh\n", "ij\n"), spec, "/w/a")
+	require.NoError(t, err, "the cap tripped in the first chunk: nothing after it is read")
+	assert.Equal(t, []line{{1, "abcd"}}, v.Lines)
+	assert.Nil(t, v.TotalLines)
 
 	spec = defaultSpec()
-	spec.MaxBytes = 5
-	s = newLineScanner(spec)
-	assert.False(t, s.Take("abcd\nefgh\nij"), "the cap tripped at line 2")
-	s.Skip(fsapi.TextRest{})
-	v, _ = s.Close()
-	assert.Equal(t, []line{{1, "abcd"}}, v.Lines)
-	assert.Equal(t, 3, v.TotalLines, "an empty rest leaves the open line ij counted once")
+	spec.Limit = 2
+	_, err = scanWindow(failingAfter("one\ntwo\nthree\n"), spec, "/w/a")
+	assert.ErrorIs(t, err, boom, "a window at its limit reads on for the total")
+	v, err = scanWindow(chunks("one\ntw", "o\r\nthree", "\nfour\nfive"), spec, "/w/a")
+	require.NoError(t, err)
+	assert.Equal(t, []line{{1, "one"}, {2, "two"}}, v.Lines)
+	assert.Equal(t, 5, totalOf(v), "three, four, five counted")
 }
 
 func TestWindowCRLFSplitAcrossChunks(t *testing.T) {
@@ -460,7 +465,7 @@ func TestWindowCRLFSplitAcrossChunks(t *testing.T) {
 		v, ok := scanText(parts, spec)
 		require.True(t, ok)
 		assert.Equal(t, []line{{1, "one"}, {2, "two"}}, v.Lines, "chunks %q", parts)
-		assert.Equal(t, 2, v.TotalLines)
+		assert.Equal(t, 2, totalOf(v))
 	}
 }
 
@@ -507,14 +512,14 @@ func TestWindowExactTotalAtTheEndOfABigInput(t *testing.T) {
 			spec.Offset = lineCount - 2
 			v, err := scanWindow(chunks(parts...), spec, "/w/big.txt")
 			require.NoError(t, err)
-			assert.Equal(t, lineCount, v.TotalLines)
+			assert.Equal(t, lineCount, totalOf(v))
 			assert.Equal(t, []line{{999998, "line 999998"}, {999999, "line 999999"}, {1000000, "line 1000000"}}, v.Lines)
 
 			spec.Offset = 1
-			spec.MaxBytes = 19 // 6+7 bytes fit, line 3 (7 more) trips; counting goes on
+			spec.MaxBytes = 19 // 6+7 bytes fit, line 3 (7 more) trips; the scan stops there [D26]
 			v, err = scanWindow(chunks(parts...), spec, "/w/big.txt")
 			require.NoError(t, err)
-			assert.Equal(t, lineCount, v.TotalLines)
+			assert.Nil(t, v.TotalLines)
 			assert.Len(t, v.Lines, 2)
 
 			spec.Offset = lineCount + 1

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/internal/linediff"
-	"github.com/dsh-go/dsh/internal/remedy"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -45,11 +44,11 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	intent, err := events.FSWriteIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil })
 	if err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.WriteText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, content, intent)
+	out, err := ts.fs.WriteText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, content, intent)
 	if err != nil {
-		return nil, remedy.Shape(err)
+		return nil, fsapi.WithRemedy(err)
 	}
 	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
 		return nil, err

@@ -1,5 +1,7 @@
 package tools
 
+import "encoding/json"
+
 // Conversation is the owner of a call's per-caller state (conversations.md
 // §1): ID names it (read-before-edit observations and sandbox modes are kept
 // per ID, contract §4) and starts with Principal, who presented the call;
@@ -28,6 +30,30 @@ type Exec struct {
 	// (nil otherwise); tools report through the throttle of
 	// [Exec.Progress].
 	Report ProgressFunc
+	// Log, when set, tells the call's client a message at level (MCP's
+	// logging levels: "debug", "info", "notice", "warning", "error", ...),
+	// which the client gets only at or above the level it chose; tools
+	// log through [Exec.Notify].
+	Log func(level, message string)
+	// Responses are the client's answers to the requests of the call's
+	// previous round ([InputRequired]), by request key, each the JSON of
+	// the answer (MCP's ElicitResult, CreateMessageResult,
+	// ListRootsResult); nil on a first round. State is the State that
+	// round returned.
+	Responses map[string]json.RawMessage
+	State     string
+	// Capabilities is what the call's client declared it can do (MCP's
+	// ClientCapabilities object: "elicitation", "sampling", "roots", ...),
+	// nil when its front end knows nothing of it.
+	Capabilities json.RawMessage
+}
+
+// Notify tells the call's client message at level, when its front end can
+// (Exec.Log); otherwise it does nothing.
+func (e *Exec) Notify(level, message string) {
+	if e != nil && e.Log != nil {
+		e.Log(level, message)
+	}
 }
 
 // Conversation returns the conversation's ID, and false when the call has

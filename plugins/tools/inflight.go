@@ -12,8 +12,8 @@ import (
 // and then cancels the ones still running. This is the call's lease on the
 // services its plugin injected: the host unloads a service's dependents
 // before it withdraws the service (host §1.2), so a provider is disposed only
-// after the calls of the tools built on it have returned or been cancelled
-// (issue 12). Once drained it admits no new call: a call that found the tool
+// after the calls of the tools built on it have returned or been
+// cancelled. Once drained it admits no new call: a call that found the tool
 // just before its removal reports it unknown instead of running on a plugin
 // that is going away.
 type inflight struct {

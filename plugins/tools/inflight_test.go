@@ -78,8 +78,8 @@ func TestTheWaitForCallsInFlightIsBounded(t *testing.T) {
 }
 
 // At the dispose timeout the calls still running are cancelled: their
-// context ends, so a body that honours it returns (issue 12: leases are
-// waited for, then cancelled).
+// context ends, so a body that honours it returns: calls in flight are
+// waited for, then cancelled.
 func TestTheDrainCancelsTheCallsLeftAtTheTimeout(t *testing.T) {
 	h := host.New(host.WithDisposeTimeout(50 * time.Millisecond))
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
@@ -113,8 +113,8 @@ func TestTheDrainCancelsTheCallsLeftAtTheTimeout(t *testing.T) {
 // A service handed to a call is leased for that call: disposing the
 // service's provider first unloads the plugins that inject it, whose tools
 // wait for their calls in flight, so the provider's own teardown runs only
-// after the call has returned (issue 12: a provider restart never runs a
-// call on a closed provider).
+// after the call has returned: a provider restart never runs a call on a
+// closed provider.
 func TestAProviderIsDisposedOnlyAfterTheCallsUsingIt(t *testing.T) {
 	reg, root := newRegistry(t)
 	type store struct{ closed bool }

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dsh-go/dsh/host"
@@ -16,25 +18,21 @@ type Section struct {
 	Text  string
 }
 
+// sectionEntry is one registration of a section: removed by its identity,
+// since two registrations may carry equal sections.
 type sectionEntry struct {
 	sec Section
-	seq int64
 }
 
 // AddSection registers sec on behalf of s until s ends or the returned
 // Disposer runs. On an inactive scope it returns host.ErrInactive.
 func (r *Registry) AddSection(s *host.Scope, sec Section) (host.Disposer, error) {
 	r.mu.Lock()
-	r.seq++
-	se := &sectionEntry{sec: sec, seq: r.seq}
-	r.sections.add(se, func(a, b *sectionEntry) int {
-		if a.sec.Order != b.sec.Order {
-			return a.sec.Order - b.sec.Order
-		}
-		return int(a.seq - b.seq)
-	})
+	se := &sectionEntry{sec: sec}
+	r.sections = append(r.sections, se)
+	slices.SortStableFunc(r.sections, func(a, b *sectionEntry) int { return cmp.Compare(a.sec.Order, b.sec.Order) })
 	r.mu.Unlock()
-	d, err := r.own(s, fmt.Sprintf("section(%q)", sec.Name), true, func() { r.sections.remove(se) }, nil)
+	d, err := r.own(s, fmt.Sprintf("section(%q)", sec.Name), true, func() { r.sections = without(r.sections, se) }, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +42,13 @@ func (r *Registry) AddSection(s *host.Scope, sec Section) (host.Disposer, error)
 
 // Sections returns the registered sections in prompt order.
 func (r *Registry) Sections() []Section {
-	list := r.sections.load()
-	if list == nil {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.sections) == 0 {
 		return nil
 	}
-	out := make([]Section, len(list))
-	for i, se := range list {
+	out := make([]Section, len(r.sections))
+	for i, se := range r.sections {
 		out[i] = se.sec
 	}
 	return out

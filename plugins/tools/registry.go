@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,15 +17,14 @@ import (
 )
 
 // Registry holds the registered tools and prompt sections and runs calls
-// (contract §5). It is safe for concurrent use: the tool and section lists
-// are copy-on-write, and no lock is held while a tool body or a change
-// callback runs.
+// (contract §5). It is safe for concurrent use: one read-write mutex guards
+// the lists, and it is never held while a tool body or a change callback
+// runs.
 type Registry struct {
-	mu       sync.Mutex // serialises writers of the lists below
-	tools    cowList[*entry]
-	sections cowList[*sectionEntry]
-	watchers cowList[*watcher]
-	seq      int64
+	mu       sync.RWMutex
+	tools    []*entry        // registration order
+	sections []*sectionEntry // prompt order
+	watchers []*watcher
 }
 
 type entry struct {
@@ -87,15 +87,15 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 	}
 	e := &entry{tool: t, params: params}
 	r.mu.Lock()
-	for _, x := range r.tools.load() {
+	for _, x := range r.tools {
 		if x.tool.Name == t.Name {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("tool %q is already registered", t.Name)
 		}
 	}
-	r.tools.add(e, nil)
+	r.tools = append(r.tools, e)
 	r.mu.Unlock()
-	d, err := r.own(s, fmt.Sprintf("tool(%q)", t.Name), true, func() { r.tools.remove(e) },
+	d, err := r.own(s, fmt.Sprintf("tool(%q)", t.Name), true, func() { r.tools = without(r.tools, e) },
 		func(ctx context.Context) error { return e.calls.drain(ctx, t.Name) })
 	if err != nil {
 		return nil, err
@@ -107,12 +107,13 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 // Tools returns the registered tools in registration order (contract §5.6:
 // `list`, `read`, `write`, `edit` for toolfs).
 func (r *Registry) Tools() []Tool {
-	list := r.tools.load()
-	if list == nil {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.tools) == 0 {
 		return nil
 	}
-	out := make([]Tool, len(list))
-	for i, e := range list {
+	out := make([]Tool, len(r.tools))
+	for i, e := range r.tools {
 		out[i] = e.tool
 	}
 	return out
@@ -127,7 +128,9 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 }
 
 func (r *Registry) find(name string) *entry {
-	for _, e := range r.tools.load() {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, e := range r.tools {
 		if e.tool.Name == name {
 			return e
 		}
@@ -142,15 +145,50 @@ func (r *Registry) find(name string) *entry {
 func (r *Registry) OnChange(s *host.Scope, fn func()) (host.Disposer, error) {
 	w := &watcher{fn: fn}
 	r.mu.Lock()
-	r.watchers.add(w, nil)
+	r.watchers = append(r.watchers, w)
 	r.mu.Unlock()
-	return r.own(s, "tools.onChange", false, func() { r.watchers.remove(w) }, nil)
+	return r.own(s, "tools.onChange", false, func() { r.watchers = without(r.watchers, w) }, nil)
 }
 
+// changed calls the change watchers, outside the lock.
 func (r *Registry) changed() {
-	for _, w := range r.watchers.load() {
+	r.mu.RLock()
+	watchers := slices.Clone(r.watchers)
+	r.mu.RUnlock()
+	for _, w := range watchers {
 		_ = host.Protect("tools change watcher", func() error { w.fn(); return nil })
 	}
+}
+
+// without removes x from list, in place (readers hold the read lock).
+func without[T comparable](list []T, x T) []T {
+	return slices.DeleteFunc(list, func(y T) bool { return y == x })
+}
+
+// own makes undo an effect of s labelled label: it runs (under the
+// registry's mutex, then notifying the change watchers when notify is set,
+// then waiting in drain when drain is not nil) when s ends or the returned
+// Disposer runs. When s is inactive, undo runs at once and host.ErrInactive
+// is returned.
+func (r *Registry) own(s *host.Scope, label string, notify bool, undo func(), drain func(context.Context) error) (host.Disposer, error) {
+	remove := func(ctx context.Context) error {
+		r.mu.Lock()
+		undo()
+		r.mu.Unlock()
+		if notify {
+			r.changed()
+		}
+		if drain != nil {
+			return drain(ctx)
+		}
+		return nil
+	}
+	d, err := s.Effect(label, remove)
+	if err != nil {
+		_ = remove(context.Background())
+		return nil, err
+	}
+	return d, nil
 }
 
 // Error names and codes raised by the registry (contract §5.2).
@@ -226,6 +264,12 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 		value, err = e.tool.Execute(ctx, args, &x)
 		return err
 	})
+	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
+		return Result{IsError: true, Protocol: pe}
+	}
+	if in := (*InputRequired)(nil); errors.As(err, &in) && len(in.Requests) > 0 {
+		return Result{IsError: true, Input: in}
+	}
 	if err != nil {
 		return failure(err)
 	}

@@ -2,18 +2,73 @@ package tools
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
-// Block is one piece of a result's content. The registry only makes text
-// blocks: Type "text" with Text set (contract §5.4).
+// Block is one piece of a result's content (contract §5.4): text (Type
+// "text", Text), an image or an audio clip (Type "image" or "audio", Data
+// and MIMEType), or an embedded resource (Type "resource", URI, MIMEType,
+// and Text or Data). The registry and the filesystem tools make text
+// blocks; a front end sends each kind as its protocol's content (MCP's
+// text, image, audio and resource content).
 type Block struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     []byte `json:"data,omitempty"`
+	MIMEType string `json:"mimeType,omitempty"`
+	URI      string `json:"uri,omitempty"`
 }
 
 // TextBlock returns a text block.
 func TextBlock(text string) Block { return Block{Type: "text", Text: text} }
+
+// ImageBlock returns an image block of data, a file of type mimeType (e.g.
+// "image/png").
+func ImageBlock(mimeType string, data []byte) Block {
+	return Block{Type: "image", Data: data, MIMEType: mimeType}
+}
+
+// AudioBlock returns an audio block of data, of type mimeType.
+func AudioBlock(mimeType string, data []byte) Block {
+	return Block{Type: "audio", Data: data, MIMEType: mimeType}
+}
+
+// ResourceBlock returns an embedded resource: uri with its text, or with
+// data when text is empty and data is not.
+func ResourceBlock(uri, mimeType, text string, data []byte) Block {
+	return Block{Type: "resource", URI: uri, MIMEType: mimeType, Text: text, Data: data}
+}
+
+// describe is a block's text for a reader of text only (`dshhost call` and
+// `run`): a text block's text; `[image/png, 1234 bytes]` for an image or
+// audio clip; `[resource <uri>]` and its text for a resource.
+func (b Block) describe() string {
+	switch b.Type {
+	case "image", "audio":
+		return "[" + b.MIMEType + ", " + strconv.Itoa(len(b.Data)) + " bytes]"
+	case "resource":
+		if b.Text != "" {
+			return "[resource " + b.URI + "]\n" + b.Text
+		}
+		return "[resource " + b.URI + ", " + strconv.Itoa(len(b.Data)) + " bytes]"
+	}
+	return b.Text
+}
+
+// ProtocolError fails a call as a request: the front end answers with its
+// protocol's error (MCP: a JSON-RPC error of Code, Message and Data), not
+// with a result. Tools of this project never do; it is the seam of tools
+// that exercise a protocol (the MCP conformance fixtures).
+type ProtocolError struct {
+	Code    int64
+	Message string
+	Data    any
+}
+
+// Error returns the message; a tool returns a *ProtocolError as its error
+// and the registry makes it the result's Protocol.
+func (e *ProtocolError) Error() string { return e.Message }
 
 // ErrorInfo is the `{name, code}` of a coded failure (contract §5.2 step 8),
 // e.g. {"FsError", "FS_NOT_FOUND"} or {"ToolArgsError", "INVALID_ARGS"}.
@@ -43,17 +98,37 @@ type Result struct {
 	Meta    any
 	Summary any
 	Error   *Failure
+	// Protocol, when set, is the answer instead of the result: a protocol
+	// error of the request.
+	Protocol *ProtocolError
+	// Input, when set, is the answer instead of the result: the call
+	// needs its client's input first ([InputRequired]); IsError is set, so
+	// that a caller with no client to ask (`dshhost call`) sees a failure.
+	Input *InputRequired
 }
 
 // Text returns the concatenated text of the content blocks: for the
-// filesystem tools, the exact text the model sees.
+// filesystem tools, the exact text the model sees. A block of another kind
+// is described in a line of its own (Block.describe). A result without
+// content that is a protocol error or an input request reads
+// `Error: <message>`, for callers with no protocol (`dshhost call`).
 func (r Result) Text() string {
+	switch {
+	case len(r.Content) > 0:
+	case r.Protocol != nil:
+		return "Error: " + r.Protocol.Message
+	case r.Input != nil:
+		return "Error: " + r.Input.Error()
+	}
 	if len(r.Content) == 1 {
-		return r.Content[0].Text
+		return r.Content[0].describe()
 	}
 	var b strings.Builder
-	for _, c := range r.Content {
-		b.WriteString(c.Text)
+	for i, c := range r.Content {
+		if i > 0 && (c.Type != "text" || r.Content[i-1].Type != "text") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.describe())
 	}
 	return b.String()
 }

@@ -79,10 +79,10 @@ type property struct {
 // Keys match as encoding/json matches a struct's fields (case-insensitively,
 // the last of duplicates winning), and "required" and each "type" decode
 // with encoding/json; the rest of a schema that json.Valid accepted is
-// walked by jsonWalk, not decoded. Decoding it (into structs, or as a token
-// stream) was a fifth of `dshhost call`'s own start-up work, for six small
-// schemas (docs/benchmarks.md); TestParseParamsReadsAsStructDecoding holds
-// it to what struct decoding reads.
+// walked by jsonWalk, not decoded: decoding six small schemas into structs
+// was a visible share of a one-shot `dshhost call`'s own start-up work.
+// TestParseParamsReadsAsStructDecoding holds it to what struct decoding
+// reads.
 func parseParams(raw json.RawMessage) (paramSchema, error) {
 	var ps paramSchema
 	if len(bytes.TrimSpace(raw)) == 0 {

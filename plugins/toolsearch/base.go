@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dsh-go/dsh/internal/jsnum"
-	"github.com/dsh-go/dsh/internal/workdir"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -51,12 +50,12 @@ type root struct {
 // resolveRoot resolves path (the argument, "." when absent) and B for the
 // call's session (search.md §4.1).
 func (se *searcher) resolveRoot(ctx context.Context, path string, exec *tools.Exec) (root, error) {
-	t, err := workdir.Resolve(ctx, se.fs, path, exec.Cwd())
+	t, err := se.fs.Resolve(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
 	if err != nil {
 		return root{}, err
 	}
 	r := root{target: t}
-	if b, err := se.fs.Resolve(ctx, ".", workdir.Options(path, exec.Cwd())); err == nil {
+	if b, err := se.fs.Resolve(ctx, ".", fsapi.CwdOptions(path, exec.Cwd())); err == nil {
 		r.base = b.DisplayPath
 	}
 	return r, nil

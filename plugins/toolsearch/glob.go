@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dsh-go/dsh/internal/glob"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -51,7 +50,7 @@ func (se *searcher) glob(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, err
 	}
-	pat, reason := glob.Compile(pattern)
+	pat, reason := compileGlob(pattern)
 	if reason != "" {
 		return nil, errInvalidGlob("glob pattern", reason)
 	}
@@ -91,7 +90,7 @@ func (h *oldestFirst) Pop() any {
 	return x
 }
 
-func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, offset float64, exec *tools.Exec) (globValue, error) {
+func (se *searcher) runGlob(ctx context.Context, pat globPattern, path string, offset float64, exec *tools.Exec) (globValue, error) {
 	walker, ok := se.fs.(fsapi.Walker)
 	if !ok {
 		return globValue{}, errUnavailable("glob")
@@ -115,7 +114,7 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 	v := globValue{Root: fsapi.Display(r.show(display)), maxKept: se.cfg.MaxKept}
 	var kept oldestFirst
 	if !inVCS(r.show(display)) {
-		seq := 0
+		seq, seen, progress := 0, 0, exec.Progress()
 		err := walker.Walk(budget, r.target, fsapi.WalkOptions{FileInfo: true}, func(e fsapi.WalkEntry) error {
 			if e.Path == "." {
 				return nil
@@ -129,6 +128,8 @@ func (se *searcher) runGlob(ctx context.Context, pat glob.Pattern, path string, 
 					v.Unreadable++
 				}
 			case fsapi.TypeFile:
+				seen++
+				progress.Report(float64(seen), 0, "files searched")
 				if pat.Match(e.Path, e.Name) {
 					v.TotalPaths++
 					heap.Push(&kept, globHit{rel: e.Path, mod: e.ModTime, seq: seq})

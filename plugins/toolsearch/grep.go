@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/dsh-go/dsh/internal/glob"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -60,7 +59,7 @@ func (v grepValue) CheckOutput() error {
 // grepRequest is a validated grep call.
 type grepRequest struct {
 	m       *matcher
-	include *glob.Pattern
+	include *globPattern
 	path    string
 	offset  float64
 }
@@ -92,7 +91,7 @@ func parseGrep(args tools.Args) (grepRequest, error) {
 			return grepRequest{}, errors.New("include must be a non-empty glob when given")
 		case strings.HasPrefix(include, "!"):
 			return grepRequest{}, errors.New(`include must be a positive glob filter; negated patterns ("!…") are not supported`)
-		case glob.HasListComma(include):
+		case hasListComma(include):
 			return grepRequest{}, errors.New("include must be one glob, not a comma-separated list (use {a,b} alternation instead)")
 		}
 	}
@@ -107,7 +106,7 @@ func parseGrep(args tools.Args) (grepRequest, error) {
 	}
 	req := grepRequest{m: m, path: path, offset: offset}
 	if hasInclude {
-		pat, reason := glob.Compile(include)
+		pat, reason := compileGlob(include)
 		if reason != "" {
 			return grepRequest{}, errInvalidGlob("grep include", reason)
 		}
@@ -138,7 +137,7 @@ func (se *searcher) runGrep(ctx context.Context, req grepRequest, exec *tools.Ex
 	if info == nil {
 		return grepValue{}, fsapi.ErrSearchNotFound(display, nil)
 	}
-	run := &grepRun{se: se, req: req, root: r, opener: opener, budget: budget, ctx: ctx, stop: stopNone}
+	run := &grepRun{se: se, req: req, root: r, opener: opener, budget: budget, ctx: ctx, stop: stopNone, progress: exec.Progress()}
 	switch info.Type {
 	case fsapi.TypeFile:
 		err = run.searchFileRoot(info)

@@ -18,8 +18,12 @@ type matcher struct {
 	re *regexp.Regexp
 	// need is a byte string every matching line contains, or nil when the
 	// pattern has none usable (case folding, alternations, classes): the
-	// longest of the required literals, which a search skips to.
+	// longest of the required literals, which a search skips to
+	// (indexNeed).
 	need []byte
+	// rare is the offset in need of its rarest byte (byteRank), which
+	// indexNeed looks for first.
+	rare int
 	// also are the other required literals, checked on a candidate line
 	// before the regexp runs.
 	also [][]byte
@@ -77,6 +81,7 @@ func compilePattern(pattern string, ignoreCase bool) (*matcher, error) {
 	exact, folded := requiredLiterals(tree)
 	if len(exact) > 0 {
 		m.need, m.also = exact[0], exact[1:]
+		m.rare = rarestByte(m.need)
 	} else if frag := foldFragment(folded); len(frag) >= 2 {
 		m.foldNeed = frag
 	} else {
@@ -322,3 +327,57 @@ func literalPrefix(expr string) string {
 	prefix, _ := prog.Prefix()
 	return prefix
 }
+
+// indexNeed returns the offset of the first occurrence of m.need in data,
+// or -1, as bytes.Index does. It looks for need's rarest byte with
+// bytes.IndexByte and checks need around each hit, as ripgrep's prefilter
+// does: in source text a literal's first byte is often common (`e` of
+// `errors.New(`), and each of its occurrences would be a candidate.
+func (m *matcher) indexNeed(data []byte) int {
+	need, off := m.need, m.rare
+	for p := off; p < len(data); {
+		i := bytes.IndexByte(data[p:], need[off])
+		if i < 0 {
+			return -1
+		}
+		p += i
+		start := p - off
+		if start+len(need) > len(data) {
+			return -1
+		}
+		if bytes.Equal(data[start:start+len(need)], need) {
+			return start
+		}
+		p++
+	}
+	return -1
+}
+
+// rarestByte returns the offset of the byte of lit that byteRank says is
+// least common in text, the first of equals.
+func rarestByte(lit []byte) int {
+	best := 0
+	for i, c := range lit {
+		if byteRank[c] < byteRank[lit[best]] {
+			best = i
+		}
+	}
+	return best
+}
+
+// byteRank orders bytes by how common they are in source code and prose:
+// higher is more common; a byte not listed is rare (0). The order is
+// approximate, and only decides which byte of a literal is searched for
+// first: the result of indexNeed does not depend on it.
+var byteRank = func() (rank [256]uint8) {
+	const common = " etaonisrhldcu\nmfpg,.ywb\t_v()k=\";:/-x{}01*'>#2jqz<[]"
+	for i := range len(common) {
+		rank[common[i]] = uint8(len(common) - i)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		if rank[c] == 0 {
+			rank[c] = 8 // capitals: less common than any lower-case letter listed
+		}
+	}
+	return rank
+}()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -214,7 +215,11 @@ func writeFiles(t *testing.T, w string, files map[string]string) {
 	}
 }
 
-func TestTheTimeBudget(t *testing.T) {
+// The budget is a timer: on synctest's clock the slow walk's delays and the
+// 100 ms limit pass without real time, and always in the same order.
+func TestTheTimeBudget(t *testing.T) { synctest.Test(t, testTheTimeBudget) }
+
+func testTheTimeBudget(t *testing.T) {
 	reg, w := mountWith(t, func(p *fslocal.Provider) fsapi.FileSystem { return slow{Provider: p, delay: 20 * time.Millisecond} }, map[string]any{"timeoutMs": 100})
 	files := map[string]string{}
 	for i := range 40 {
@@ -252,16 +257,18 @@ func TestCancellationAbortsPromptly(t *testing.T) {
 	}
 	for tool, args := range map[string]string{"glob": `{"pattern":"*"}`, "grep": `{"pattern":"hit"}`} {
 		t.Run(tool, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(t.Context())
-			reg, w := mountWith(t, func(p *fslocal.Provider) fsapi.FileSystem {
-				return slow{Provider: p, delay: 10 * time.Millisecond, cancel: cancel}
-			}, nil)
-			writeFiles(t, w, files)
-			start := time.Now()
-			res := call(ctx, reg, w, tool, args)
-			assert.Less(t, time.Since(start), 2*time.Second)
-			assert.Equal(t, "Error: "+tool+" was aborted before completion (tool timeout or caller cancellation)", res.Text())
-			assert.Equal(t, "SEARCH_ABORTED", res.Code())
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				reg, w := mountWith(t, func(p *fslocal.Provider) fsapi.FileSystem {
+					return slow{Provider: p, delay: 10 * time.Millisecond, cancel: cancel}
+				}, nil)
+				writeFiles(t, w, files)
+				start := time.Now()
+				res := call(ctx, reg, w, tool, args)
+				assert.LessOrEqual(t, time.Since(start), 100*time.Millisecond, "no entry after the one that cancelled is walked: ten delays of 10 ms")
+				assert.Equal(t, "Error: "+tool+" was aborted before completion (tool timeout or caller cancellation)", res.Text())
+				assert.Equal(t, "SEARCH_ABORTED", res.Code())
+			})
 		})
 	}
 }

@@ -172,7 +172,7 @@ func (st *lineState) lines(data []byte, eof bool) {
 	var find func(from int) int
 	switch m := st.m; {
 	case m.need != nil:
-		find = func(from int) int { return bytes.Index(data[from:], m.need) }
+		find = func(from int) int { return m.indexNeed(data[from:]) }
 	case m.foldNeed != nil:
 		st.lower = lowerInto(st.lower, data)
 		lower := st.lower

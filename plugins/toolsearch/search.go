@@ -7,8 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/dsh-go/dsh/internal/gitignore"
 	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // ignoreFiles are the ignore files read from every directory, in
@@ -26,12 +26,13 @@ type keptMatch struct {
 // grepRun is one grep call's search in progress: what it collected, in path
 // order, and its counters (search.md §6.5).
 type grepRun struct {
-	se     *searcher
-	req    grepRequest
-	root   root
-	opener fsapi.Opener
-	ctx    context.Context // the caller's
-	budget context.Context // the caller's, bounded by timeoutMs
+	se       *searcher
+	req      grepRequest
+	root     root
+	opener   fsapi.Opener
+	ctx      context.Context // the caller's
+	budget   context.Context // the caller's, bounded by timeoutMs
+	progress *tools.Progress // the files searched so far, when the client asked
 
 	merged                                  atomic.Int64 // len(matches), for the workers' caps
 	matches                                 []keptMatch
@@ -162,7 +163,7 @@ func (run *grepRun) searchFileRoot(info *fsapi.Info) error {
 // the queued order, so the outcome equals the sequential search's. At the
 // hard cap or when the budget runs out the walk and the workers stop.
 func (run *grepRun) searchTree(walker fsapi.Walker) error {
-	var stack gitignore.Stack
+	var stack ignoreStack
 	for _, l := range run.levelsAbove(walker) {
 		stack.Push(l)
 	}
@@ -229,6 +230,7 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 				break
 			}
 		}
+		run.progress.Report(float64(run.filesSearched), 0, "files searched")
 	}
 	wg.Wait()
 	if run.ctx.Err() != nil {
@@ -248,7 +250,7 @@ func (run *grepRun) searchTree(walker fsapi.Walker) error {
 }
 
 // visit applies the rules of search.md §6.4 to one walk entry.
-func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(*job) error) error {
+func (run *grepRun) visit(e fsapi.WalkEntry, stack *ignoreStack, queue func(*job) error) error {
 	isDir := e.Type == fsapi.TypeDirectory
 	if e.Opened {
 		if e.Path != "." {
@@ -262,7 +264,7 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(
 			if dir == "." {
 				dir = ""
 			}
-			stack.Push(gitignore.Level{Dir: dir, Files: l})
+			stack.Push(ignoreLevel{Dir: dir, Files: l})
 		}
 		return nil
 	}
@@ -284,11 +286,11 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *gitignore.Stack, queue func(
 
 // levelOf parses a directory's ignore files, in precedence order; nil when
 // it has none.
-func levelOf(files map[string][]byte) []*gitignore.Rules {
-	var rules []*gitignore.Rules
+func levelOf(files map[string][]byte) []*ignoreRules {
+	var rules []*ignoreRules
 	for _, name := range ignoreFiles {
 		if data, ok := files[name]; ok {
-			rules = append(rules, gitignore.Parse(data))
+			rules = append(rules, parseIgnoreFile(data))
 		}
 	}
 	return rules
@@ -323,12 +325,12 @@ func (run *grepRun) searchOne(sc *scanner, j *job, stopped *atomic.Bool) fileRes
 // root's parent, when the root lies strictly inside B (search.md §6.4.1),
 // each through a walk that stops at its root entry. A directory that cannot
 // be resolved or walked contributes nothing.
-func (run *grepRun) levelsAbove(walker fsapi.Walker) []gitignore.Level {
+func (run *grepRun) levelsAbove(walker fsapi.Walker) []ignoreLevel {
 	shown := run.root.show(run.root.target.DisplayPath)
 	if run.root.base == "" || shown == "." || shown == "" || shown[0] == '/' {
 		return nil
 	}
-	var levels []gitignore.Level
+	var levels []ignoreLevel
 	dir := run.root.base
 	rest := shown
 	for {
@@ -340,7 +342,7 @@ func (run *grepRun) levelsAbove(walker fsapi.Walker) []gitignore.Level {
 			})
 		}
 		if l := levelOf(files); l != nil {
-			levels = append(levels, gitignore.Level{Above: rest, Files: l})
+			levels = append(levels, ignoreLevel{Above: rest, Files: l})
 		}
 		seg, more, ok := cut(rest)
 		if !ok {

@@ -47,7 +47,7 @@ func TestVCSNamedFilesHideNoSiblings(t *testing.T) {
 
 // TestBraceExpansionIsBounded: a pattern whose braces expand to more than
 // 1024 patterns is refused, for glob and for grep's include, instead of
-// costing seconds per name (internal/glob.MaxExpansions).
+// costing seconds per name (internal/maxGlobExpansions).
 func TestBraceExpansionIsBounded(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	writeFiles(t, s.W, map[string]string{"ab": "x\n"})

@@ -179,26 +179,18 @@ var checks = []struct {
 		assert.Equal(t, text, b.String())
 		assert.Equal(t, e.read(tg), b.String())
 	}},
-	{"a scan that stops counts the rest of the read", func(t *testing.T, e *env) {
-		ts, ok := e.fs.(fsapi.TextScanner)
-		if !ok {
-			t.Skip("the provider has no TextScanner capability")
-		}
-		text := strings.Repeat("héllo wörld 😀\r\n", 300_000) + "no final LF" // 5.7 MB
+	{"a byte scan concatenates to the read", func(t *testing.T, e *env) {
+		text := strings.Repeat("héllo wörld 😀\r\n", 20_000)
 		tg, _ := e.create("big.txt", "\uFEFF"+text)
-		for _, stop := range []int{1, 1 << 20, len(text)} {
-			var taken strings.Builder
-			rest, err := ts.ScanText(context.Background(), tg, func(c []byte) bool {
-				taken.Write(c)
-				return taken.Len() < stop
-			})
+		seq, err := fsapi.ScanBytes(context.Background(), e.fs, tg)
+		require.NoError(t, err)
+		var b strings.Builder
+		for chunk, err := range seq {
 			require.NoError(t, err)
-			require.True(t, strings.HasPrefix(text, taken.String()), "stop at %d", stop)
-			var want fsapi.TextRest
-			want.Count([]byte(text[taken.Len():]))
-			assert.Equal(t, want, rest, "stop at %d", stop)
+			b.Write(chunk) // copied before the next step, as ScanBytes asks
 		}
-		_, err := ts.ScanText(context.Background(), e.target("missing"), func([]byte) bool { return true })
+		assert.Equal(t, text, b.String())
+		_, err = fsapi.ScanBytes(context.Background(), e.fs, e.target("missing"))
 		coded(t, err, fsapi.CodeNotFound, `cannot read "%s": not found`, e.path("missing"))
 	}},
 	{"list returns the children in collation order", func(t *testing.T, e *env) {
