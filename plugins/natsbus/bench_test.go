@@ -3,11 +3,9 @@
 package natsbus_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,13 +28,17 @@ import (
 // example guard is given it.
 var protectedPatterns = []string{"protected/**", "**/*.pem"}
 
+// goGuardConfig is the in-process guard's config: the workspace its rel
+// is taken against.
+type goGuardConfig struct{ Workspace string }
+
 // goGuard is the in-process Go guard of the comparison: the example
 // guard's check (the target's rel against the list), prepended on the
 // intents.
-var goGuard = host.Define("goguard", func(_ context.Context, s *host.Scope, _ struct{}) error {
+var goGuard = host.Define("goguard", func(_ context.Context, s *host.Scope, cfg goGuardConfig) error {
 	fs := fsapi.Key.Must(s)
+	codec := wire.Codec{Workspace: cfg.Workspace, RealPath: func(t fsapi.Target) (string, bool) { return fsapi.RealPath(fs, t) }}
 	_, err := events.FSEditIntent.On(s, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
-		codec := wire.Codec{Workspace: wsOf(s), RealPath: func(t fsapi.Target) (string, bool) { return fsapi.RealPath(fs, t) }}
 		if rel := codec.Target(req.Target).Rel; rel != nil {
 			for _, p := range protectedPatterns {
 				if doublestar.MatchUnvalidated(p, *rel) {
@@ -48,34 +50,6 @@ var goGuard = host.Define("goguard", func(_ context.Context, s *host.Scope, _ st
 	}, host.Prepend())
 	return err
 }, host.Inject(fsapi.Key))
-
-// benchWorkspace is the workspace of the in-process guard's stack.
-var benchWorkspace string
-
-func wsOf(*host.Scope) string { return benchWorkspace }
-
-// remoteGuard starts the example guard (examples/natsbus/guard) on url
-// and waits until it answers.
-func remoteGuard(b *testing.B, url string) {
-	_, guardBin, _ := build(b)
-	g := exec.Command(guardBin, "-server", url, "-protect", protectedPatterns[0], "-protect", protectedPatterns[1])
-	stderr, err := g.StderrPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := g.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = g.Process.Kill(); _ = g.Wait() })
-	sc := bufio.NewScanner(stderr)
-	if !sc.Scan() || !strings.Contains(sc.Text(), "answering") {
-		b.Fatal("the guard did not start: ", sc.Text())
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-}
 
 // localGuard answers the intents from this process, on a connection of
 // its own: the NATS round trip without a second process.
@@ -119,18 +93,9 @@ func guardSides(b *testing.B, policy bool) []*benchSide {
 	url := srv.ClientURL()
 	localURL := natsServer(b, b.TempDir(), -1).ClientURL()
 	localGuard(b, localURL)
-	remoteGuard(b, url)
+	startGuard(b, "-server", url, "-protect", protectedPatterns[0], "-protect", protectedPatterns[1])
 	mk := func(name string, mount func(*stacktest.Stack)) *benchSide {
-		s := stacktest.New(b, stacktest.Options{NoPolicy: !policy})
-		mount(s)
-		if err := os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("alpha beta gamma\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		conv := s.Conversation("bench")
-		if res := read(s, conv, "a.txt"); res.IsError {
-			b.Fatal(res.Text())
-		}
-		return &benchSide{name: name, s: s, conv: conv, from: "beta"}
+		return newSide(b, name, stacktest.Options{NoPolicy: !policy}, mount)
 	}
 	bus := func(url string) func(*stacktest.Stack) {
 		return func(s *stacktest.Stack) {
@@ -141,14 +106,28 @@ func guardSides(b *testing.B, policy bool) []*benchSide {
 	}
 	return []*benchSide{
 		mk("inprocess", func(s *stacktest.Stack) {
-			benchWorkspace = s.W
-			if _, err := s.Host.Plugin(context.Background(), goGuard, nil); err != nil {
+			if _, err := s.Host.Plugin(context.Background(), goGuard, goGuardConfig{Workspace: s.W}); err != nil {
 				b.Fatal(err)
 			}
 		}),
 		mk("natsbus-local", bus(localURL)),
 		mk("natsbus-process", bus(url)),
 	}
+}
+
+// newSide is a stack with mount applied and a.txt read in the
+// conversation "bench", ready for editOnce.
+func newSide(b *testing.B, name string, opts stacktest.Options, mount func(*stacktest.Stack)) *benchSide {
+	s := stacktest.New(b, opts)
+	mount(s)
+	if err := os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("alpha beta gamma\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	conv := s.Conversation("bench")
+	if res := read(s, conv, "a.txt"); res.IsError {
+		b.Fatal(res.Text())
+	}
+	return &benchSide{name: name, s: s, conv: conv, from: "beta"}
 }
 
 // report reports each side's mean per op and its ratio to the first.
@@ -237,20 +216,14 @@ func BenchmarkAuditPerCall(b *testing.B) {
 	url := natsServer(b, b.TempDir(), -1).ClientURL()
 	nc := client(b, url)
 	mk := func(name string, raw map[string]any) *benchSide {
-		s := stacktest.New(b, stacktest.Options{})
-		if raw != nil {
+		return newSide(b, name, stacktest.Options{}, func(s *stacktest.Stack) {
+			if raw == nil {
+				return
+			}
 			if inst := mountBus(b, s, raw); inst.State() != host.StateActive {
 				b.Fatal(inst.Err())
 			}
-		}
-		if err := os.WriteFile(filepath.Join(s.W, "a.txt"), []byte("alpha beta gamma\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		conv := s.Conversation("bench")
-		if res := read(s, conv, "a.txt"); res.IsError {
-			b.Fatal(res.Text())
-		}
-		return &benchSide{name: name, s: s, conv: conv, from: "beta"}
+		})
 	}
 	dir := filepath.Join(b.TempDir(), "nats")
 	sides := []*benchSide{

@@ -60,6 +60,27 @@ func build(t testing.TB) (dshhost, guard, consumer string) {
 	return programs.dshhost, programs.guard, programs.consumer
 }
 
+// startGuard runs the example guard with args until the test ends and
+// returns its first line, once it says it answers.
+func startGuard(t testing.TB, args ...string) string {
+	t.Helper()
+	_, guardBin, _ := build(t)
+	g := exec.Command(guardBin, args...)
+	stderr, err := g.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, g.Start())
+	t.Cleanup(func() { _ = g.Process.Kill(); _ = g.Wait() })
+	sc := bufio.NewScanner(stderr)
+	require.True(t, sc.Scan(), "the guard starts")
+	first := sc.Text()
+	require.Contains(t, first, "guard: answering")
+	go func() {
+		for sc.Scan() { // the guard's refusals, unread
+		}
+	}()
+	return first
+}
+
 // member is one dshhost of the fleet, served over MCP on stdio.
 type member struct {
 	name   string
@@ -116,25 +137,15 @@ func TestAFleetSharesOnePolicyAndOneTrail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the fleet test builds and runs six processes; skipped under -short")
 	}
-	dshhost, guardBin, consumerBin := build(t)
+	dshhost, _, consumerBin := build(t)
 	store := t.TempDir()
 	srv := natsServer(t, store, -1)
 	port := srv.Addr().(*net.TCPAddr).Port
 	url := srv.ClientURL()
 
 	// The guard: writes and edits of protected/** and *.pem are refused.
-	guard := exec.Command(guardBin, "-server", url, "-protect", "protected/**", "-protect", "**/*.pem")
-	guardErr, err := guard.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, guard.Start())
-	t.Cleanup(func() { _ = guard.Process.Kill(); _ = guard.Wait() })
-	guardLines := bufio.NewScanner(guardErr)
-	require.True(t, guardLines.Scan())
-	require.Contains(t, guardLines.Text(), "guard: answering dsh.intent.> (queue dsh-guards) with 2 protected patterns")
-	go func() {
-		for guardLines.Scan() {
-		}
-	}()
+	assert.Equal(t, "guard: answering dsh.intent.> (queue dsh-guards) with 2 protected patterns",
+		startGuard(t, "-server", url, "-protect", "protected/**", "-protect", "**/*.pem"))
 
 	// The members: s1 and s2 block when the guard cannot be asked, s3 allows.
 	policies := map[string]string{"s1": "block", "s2": "block", "s3": "allow"}

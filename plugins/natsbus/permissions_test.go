@@ -3,7 +3,6 @@
 package natsbus_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,19 +73,8 @@ func TestTheDocumentedPermissionsAreEnoughAndNoMore(t *testing.T) {
 		Storage: jetstream.FileStorage, Duplicates: 10 * time.Minute})
 	require.NoError(t, err)
 
-	_, guardBin, consumerBin := build(t)
-	guard := exec.Command(guardBin, "-server", url("guard"), "-protect", "secrets/**")
-	stderr, err := guard.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, guard.Start())
-	t.Cleanup(func() { _ = guard.Process.Kill(); _ = guard.Wait() })
-	sc := bufio.NewScanner(stderr)
-	require.True(t, sc.Scan())
-	require.Contains(t, sc.Text(), "answering")
-	go func() {
-		for sc.Scan() {
-		}
-	}()
+	startGuard(t, "-server", url("guard"), "-protect", "secrets/**")
+	_, _, consumerBin := build(t)
 
 	s := stacktest.New(t, stacktest.Options{})
 	inst := mountBus(t, s, map[string]any{"url": url("build-7"), "host": "build-7", "audit": map[string]any{},

@@ -67,6 +67,14 @@ func newTestTrail(max int, f *fakeStream, log *bytes.Buffer) *trail {
 
 func closed(id string) wire.Closed { return wire.Closed{Conversation: id} }
 
+// start runs tr until the returned stop, which waits for run to return.
+func start(t *testing.T, tr *trail) (stop func()) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { tr.run(ctx); close(done) }()
+	return func() { cancel(); <-done }
+}
+
 // An outage shorter than 9 minutes loses nothing: the events wait, are
 // retried under the same id, and are stored once each, in order, as soon
 // as the connection is back.
@@ -75,9 +83,7 @@ func TestTheTrailRetriesAcrossAnOutage(t *testing.T) {
 		var log bytes.Buffer
 		f := &fakeStream{}
 		tr := newTestTrail(10, f, &log)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() { tr.run(ctx); close(done) }()
+		stop := start(t, tr)
 
 		tr.push(closed("e1"))
 		synctest.Wait()
@@ -99,8 +105,7 @@ func TestTheTrailRetriesAcrossAnOutage(t *testing.T) {
 		assert.Contains(t, log.String(), "audit events wait: publishing failed", "the outage is logged once")
 		assert.Equal(t, 1, bytes.Count(log.Bytes(), []byte("publishing failed")))
 		assert.Contains(t, log.String(), "audit publishing resumed")
-		cancel()
-		<-done
+		stop()
 	})
 }
 
@@ -111,9 +116,7 @@ func TestAnEventIsRetriedForAtMostNineMinutes(t *testing.T) {
 		var log bytes.Buffer
 		f := &fakeStream{down: true}
 		tr := newTestTrail(10, f, &log)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() { tr.run(ctx); close(done) }()
+		stop := start(t, tr)
 
 		tr.push(closed("old"))
 		time.Sleep(5 * time.Minute)
@@ -126,8 +129,7 @@ func TestAnEventIsRetriedForAtMostNineMinutes(t *testing.T) {
 		tr.wake()
 		synctest.Wait()
 		assert.Equal(t, []string{"young"}, f.ids())
-		cancel()
-		<-done
+		stop()
 	})
 }
 
@@ -138,9 +140,7 @@ func TestAFullQueueDropsTheOldest(t *testing.T) {
 		var log bytes.Buffer
 		f := &fakeStream{down: true}
 		tr := newTestTrail(3, f, &log)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() { tr.run(ctx); close(done) }()
+		stop := start(t, tr)
 
 		tr.push(closed("e1")) // taken at once: being retried
 		synctest.Wait()
@@ -152,8 +152,7 @@ func TestAFullQueueDropsTheOldest(t *testing.T) {
 		tr.wake()
 		synctest.Wait()
 		assert.Equal(t, []string{"e1", "e3", "e4", "e5"}, f.ids())
-		cancel()
-		<-done
+		stop()
 	})
 }
 
@@ -179,16 +178,13 @@ func TestStoppingDrainsTheQueue(t *testing.T) {
 		f2 := &fakeStream{down: true}
 		var log2 bytes.Buffer
 		tr2 := newTestTrail(10, f2, &log2)
-		ctx2, cancel2 := context.WithCancel(t.Context())
-		done2 := make(chan struct{})
-		go func() { tr2.run(ctx2); close(done2) }()
+		stop := start(t, tr2)
 		tr2.push(closed("x"))
 		tr2.push(closed("y"))
 		synctest.Wait()
-		start := time.Now()
-		cancel2()
-		<-done2
-		assert.LessOrEqual(t, time.Since(start), drainWait, "the drain is bounded")
+		begin := time.Now()
+		stop()
+		assert.LessOrEqual(t, time.Since(begin), drainWait, "the drain is bounded")
 		assert.Empty(t, f2.ids())
 		assert.Contains(t, log2.String(), "lost=2")
 	})
@@ -207,14 +203,11 @@ func TestAPermanentErrorDropsTheEvent(t *testing.T) {
 			sent = append(sent, ev.id)
 			return nil
 		}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() { tr.run(ctx); close(done) }()
+		stop := start(t, tr)
 		tr.push(closed("huge"))
 		tr.push(closed("next"))
 		synctest.Wait()
-		cancel()
-		<-done
+		stop()
 		assert.Equal(t, []string{"next"}, sent)
 		assert.Equal(t, uint64(1), tr.q.Dropped())
 		require.Contains(t, log.String(), "cannot be published; dropped")
