@@ -34,7 +34,7 @@ func TestTheConfigIsCheckedKeyByKey(t *testing.T) {
 		{map[string]any{"url": "nats://x", "audit": map[string]any{"maxAge": "5m"}}, "audit.maxAge: natsbus: must be 0 (keep every event) or at least 10m, the duplicate window"},
 		{map[string]any{"url": "nats://x", "audit": map[string]any{"replicas": 7}}, "audit.replicas: natsbus: must be from 1 to 5"},
 		{map[string]any{"url": "nats://x", "guards": []any{"fs/observed"}}, `guards[0]: natsbus: "fs/observed" is not an intent a remote guard can be asked about: fs/write-intent, fs/edit-intent`},
-		{map[string]any{"url": "nats://x", "timeout": "0s"}, "timeout: natsbus: must be a positive duration, e.g. 500ms"},
+		{map[string]any{"url": "nats://x", "timeout": "0s"}, "timeout: natsbus: must be a positive duration, e.g. 2s"},
 		{map[string]any{"url": "nats://x", "onFailure": "ignore"}, `onFailure: natsbus: must be block or allow, not "ignore"`},
 		{map[string]any{"url": "nats://x", "queue": 0}, "queue: natsbus: must be a positive integer"},
 		{map[string]any{"url": "nats://x", "audit": map[string]any{"stream": "X", "mode": "fast"}}, "mode"},
