@@ -219,11 +219,14 @@ func (t *trail) run(ctx context.Context) {
 	}
 }
 
-// drain publishes cur and what is queued, for at most drainWait, stopping
-// at the first failure; the log says what is lost.
+// drain publishes cur and what is queued for at most drainWait, retrying
+// across a dropped connection as run does (a server restarted just
+// before the stop loses nothing when it is back within the bound); the
+// log says what is lost after that.
 func (t *trail) drain(cur *event) {
 	ctx, cancel := context.WithTimeout(context.Background(), drainWait)
 	defer cancel()
+	backoff := minBackoff
 	for {
 		if cur == nil {
 			p, ok := t.q.Pop()
@@ -232,16 +235,35 @@ func (t *trail) drain(cur *event) {
 			}
 			ev, err := t.encode(p)
 			if err != nil {
+				t.log.Error("an audit event cannot be encoded; dropped", "err", err)
+				t.q.Discard()
 				continue
 			}
 			cur = ev
 		}
-		if err := t.send(ctx, cur); err != nil {
-			lost := t.q.Len() + 1
-			t.log.Error("audit events were not published before the entry stopped; they are lost", "lost", lost, "err", err)
+		err := t.send(ctx, cur)
+		if err == nil {
+			cur, backoff = nil, minBackoff
+			continue
+		}
+		if permanent(err) {
+			t.log.Error("an audit event cannot be published; dropped", "id", cur.id, "err", err)
+			t.q.Discard()
+			cur = nil
+			continue
+		}
+		w := time.NewTimer(backoff)
+		select {
+		case <-t.up:
+		case <-w.C:
+		case <-ctx.Done():
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			t.log.Error("audit events were not published before the entry stopped; they are lost", "lost", t.q.Len()+1, "err", err)
 			break
 		}
-		cur = nil
+		backoff = min(2*backoff, maxBackoff)
 	}
 	t.inTake.Store(0)
 	t.reportDrops(true)

@@ -190,6 +190,30 @@ func TestStoppingDrainsTheQueue(t *testing.T) {
 	})
 }
 
+// A connection that comes back while the entry stops, within the drain's
+// bound, loses nothing: the drain retries as the publisher does.
+func TestTheDrainWaitsForAConnectionBackWithinItsBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		f := &fakeStream{down: true}
+		tr := newTestTrail(10, f, &log)
+		stop := start(t, tr)
+		tr.push(closed("x"))
+		tr.push(closed("y"))
+		synctest.Wait()
+		stopped := make(chan struct{})
+		go func() { stop(); close(stopped) }()
+		time.Sleep(drainWait / 2)
+		synctest.Wait()
+		assert.Empty(t, f.ids(), "still down")
+		f.setDown(false)
+		tr.wake()
+		<-stopped
+		assert.Equal(t, []string{"x", "y"}, f.ids())
+		assert.NotContains(t, log.String(), "lost")
+	})
+}
+
 // A publish error no retry can mend drops the event at once.
 func TestAPermanentErrorDropsTheEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
