@@ -3,13 +3,16 @@
 package natsbus_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,4 +170,75 @@ func TestAHugeWriteIsAskedAboutWithoutItsArguments(t *testing.T) {
 	assert.Equal(t, "big.txt", *got[0].Target.Rel)
 	assert.False(t, got[1].ArgumentsOmitted)
 	assert.JSONEq(t, `{"file_path":"small.txt","content":"x"}`, string(got[1].Arguments))
+}
+
+// A guard that answers after the timeout: the call it was asked for has
+// failed per onFailure, and its late answer is never taken for the next
+// call's, which gets its own.
+func TestALateAnswerIsNotTakenForTheNext(t *testing.T) {
+	srv := natsServer(t, t.TempDir(), -1)
+	nc := client(t, srv.ClientURL())
+	held := make(chan *nats.Msg, 1)
+	var n atomic.Int32
+	_, err := nc.Subscribe("dsh.intent.>", func(m *nats.Msg) {
+		if n.Add(1) == 1 {
+			held <- m // answered only once the call has given up
+			return
+		}
+		raw, _ := json.Marshal(wire.Decision{Decision: wire.Deny, Message: "the second answer", Code: "SECOND"})
+		_ = m.Respond(raw)
+	})
+	require.NoError(t, err)
+	require.NoError(t, nc.Flush())
+	s := stacktest.New(t, stacktest.Options{})
+	inst := mountBus(t, s, map[string]any{"url": srv.ClientURL(), "guards": []any{"fs/write-intent"}, "timeout": "200ms"})
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+
+	res := write(s, s.Conversation("c"), "a.txt", "x")
+	assert.Equal(t, `Error: plugin "natsbus" is unavailable: no answer within 200ms`, res.Text())
+	raw, _ := json.Marshal(wire.Decision{Decision: wire.Next})
+	require.NoError(t, (<-held).Respond(raw), "the late answer: next")
+	require.NoError(t, nc.Flush())
+	res = write(s, s.Conversation("c"), "a.txt", "x")
+	assert.Equal(t, "Error: the second answer", res.Text())
+	assert.Equal(t, "SECOND", res.Code())
+	assert.NoFileExists(t, filepath.Join(s.W, "a.txt"))
+}
+
+// A guard that answers 10 MB (a server whose max_payload lets it): 10 MB
+// that are not JSON are a broken answer, quoted by their first bytes;
+// 10 MB of unknown members beside a decision are that decision.
+func TestATenMegabyteAnswer(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true, MaxPayload: 16 << 20})
+	require.NoError(t, err)
+	srv.Start()
+	t.Cleanup(srv.Shutdown)
+	require.True(t, srv.ReadyForConnections(10*time.Second))
+	nc := client(t, srv.ClientURL())
+	junk := strings.Repeat("x", 10<<20)
+	_, err = nc.Subscribe("dsh.intent.>", func(m *nats.Msg) {
+		var in wire.Intent
+		_ = json.Unmarshal(m.Data, &in)
+		if *in.Target.Rel == "garbage.txt" {
+			_ = m.Respond([]byte(junk))
+			return
+		}
+		_ = m.Respond([]byte(`{"decision":"next","padding":"` + junk + `"}`))
+	})
+	require.NoError(t, err)
+	require.NoError(t, nc.Flush())
+	for _, policy := range []wire.OnFailure{wire.Block, wire.Allow} {
+		s := stacktest.New(t, stacktest.Options{})
+		inst := mountBus(t, s, map[string]any{"url": srv.ClientURL(), "guards": []any{"fs/write-intent"}, "onFailure": string(policy)})
+		require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+		res := write(s, s.Conversation("c"), "garbage.txt", "x")
+		if policy == wire.Block {
+			assert.Equal(t, `Error: plugin "natsbus" is unavailable: broken answer: not a decision object: "`+junk[:64]+`"...`, res.Text())
+			assert.NoFileExists(t, filepath.Join(s.W, "garbage.txt"))
+		} else {
+			assert.False(t, res.IsError, res.Text())
+		}
+		res = write(s, s.Conversation("c"), "padded.txt", "x")
+		assert.False(t, res.IsError, res.Text())
+	}
 }
