@@ -224,3 +224,85 @@ func TestTwoDshhostOnOneDataDirectory(t *testing.T) {
 	}
 	assert.Equal(t, []string{"first.txt", "after.txt"}, rels)
 }
+
+// A dshhost with an embedded server killed (SIGKILL) in the middle of a
+// burst: the next dshhost on the data directory starts (the lock went
+// with the process, JetStream recovers its files) and the trail holds
+// each of its events once and each of the killed one's at most once, of
+// writes that succeeded.
+func TestAKilledEmbeddedServerLeavesAUsableTrail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs dshhost; skipped under -short")
+	}
+	dshhost, _, _ := build(t)
+	data := filepath.Join(t.TempDir(), "nats")
+	dep := filepath.Join(t.TempDir(), "dsh.yaml")
+	require.NoError(t, os.WriteFile(dep, []byte(`plugins:
+  - name: fslocal
+  - name: fspolicy
+  - name: toolfs
+  - name: mcp
+  - name: natsbus
+    config:
+      embedded: true
+      dataDir: `+data+`
+      audit: {}
+`), 0o644))
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	w := t.TempDir()
+	cmd := exec.Command(dshhost, "serve", "--config", dep, "--workspace", w)
+	cmd.Env = env
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "kill", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	var mu sync.Mutex
+	written := map[string]bool{}
+	var inflight string // the write the kill cut: made or not, its answer lost
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			rel := fmt.Sprintf("burst/%04d.txt", i)
+			mu.Lock()
+			inflight = rel
+			mu.Unlock()
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": rel, "content": rel}})
+			if err != nil {
+				return // killed
+			}
+			if !res.IsError {
+				mu.Lock()
+				written[rel] = true
+				mu.Unlock()
+			}
+		}
+	}()
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(written) >= 30 }, 30*time.Second, time.Millisecond)
+	require.NoError(t, cmd.Process.Kill())
+	<-done
+
+	after := exec.Command(dshhost, "call", "--config", dep, "--workspace", w, "write", `{"file_path":"after.txt","content":"x"}`)
+	after.Env = env
+	out, err := after.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: data, NoSigs: true, NoLog: true})
+	require.NoError(t, err)
+	srv.Start()
+	t.Cleanup(srv.Shutdown)
+	require.True(t, srv.ReadyForConnections(10*time.Second))
+	evs := trail(t, client(t, srv.ClientURL()), "DSH_AUDIT", 1)
+	seen := map[string]int{}
+	for _, ev := range evs {
+		seen[ev.Subject]++
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for rel, n := range seen {
+		assert.Equal(t, 1, n, "%s once", rel)
+		assert.True(t, rel == "after.txt" || written[rel] || rel == inflight, "%s is a write that succeeded", rel)
+	}
+	assert.Equal(t, 1, seen["after.txt"], "the next dshhost's write is in the trail")
+	t.Logf("%d writes succeeded before the kill; %d of their events are in the trail", len(written), len(evs)-1)
+}
