@@ -118,10 +118,11 @@ func exitStderr(err error) string {
 
 // Every import edge of the module keeps the direction of style §2,
 // whatever any document says, also in the conformance build (which links
-// in plugins/conformance).
+// in plugins/conformance) and the natsbus build (plugins/natsbus).
 func TestImportsKeepTheirDirection(t *testing.T) {
 	assert.Empty(t, violations(t, ""))
 	assert.Empty(t, violations(t, "", "conformance"))
+	assert.Empty(t, violations(t, "", "natsbus"))
 }
 
 // The fence is not vacuous: a file planted in toolfs (through go list's

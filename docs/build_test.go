@@ -39,3 +39,23 @@ func TestTheDocumentedBuildIsStatic(t *testing.T) {
 		assert.NotEqual(t, elf.PT_DYNAMIC, p.Type, "a static binary has no dynamic section")
 	}
 }
+
+// TestOnlyTheTaggedBuildLinksNATS: the default dshhost links nothing of
+// the NATS project, the build README.md gives with -tags natsbus links its
+// client and server (docs/fleet.md).
+func TestOnlyTheTaggedBuildLinksNATS(t *testing.T) {
+	require.Regexp(t, "(?m)^CGO_ENABLED=0 go build -tags natsbus -o dshhost ./cmd/dshhost", read(t, "README.md"))
+	deps := func(tags ...string) string {
+		args := append([]string{"list", "-deps"}, tags...)
+		cmd := exec.Command("go", append(args, "./cmd/dshhost")...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		return string(out)
+	}
+	assert.NotContains(t, deps(), "github.com/nats-io/", "the default build")
+	withTag := deps("-tags", "natsbus")
+	assert.Contains(t, withTag, "github.com/nats-io/nats.go\n")
+	assert.Contains(t, withTag, "github.com/nats-io/nats-server/v2/server\n")
+	assert.Contains(t, withTag, "github.com/dsh-go/dsh/plugins/natsbus\n")
+}

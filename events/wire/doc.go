@@ -19,6 +19,9 @@
 //     the entries' guards in that order, so a restarted entry keeps its
 //     place and every wire guard runs before the in-process decider.
 //     [States] reports each entry's state for `dshhost plugins`.
+//   - The queue: [Queue] holds a carrier's notifications (§1), bounded,
+//     dropping the oldest and counting the drops, which a carrier logs at
+//     most once a minute ([Queue.DropsToReport]).
 //
 // It imports events, plugins/fsapi and host; carriers import it and never
 // each other.

@@ -85,18 +85,7 @@ func (c Config) Validate() error {
 			add("env", fmt.Sprintf("%q is not a variable name", k))
 		}
 	}
-	if c.Timeout <= 0 {
-		add("timeout", "must be a positive duration, e.g. 2s")
-	}
-	if !c.OnFailure.Valid() {
-		add("onFailure", fmt.Sprintf("must be block or allow, not %q", c.OnFailure))
-	}
-	if c.Queue < 1 {
-		add("queue", "must be a positive integer")
-	}
-	if c.MaxArgumentBytes < 1 {
-		add("maxArgumentBytes", "must be a positive integer")
-	}
+	wire.CheckKeys(c.Timeout, c.OnFailure, c.Queue, c.MaxArgumentBytes, add)
 	if len(issues) > 0 {
 		return &host.ConfigError{Plugin: "exec", Issues: issues}
 	}

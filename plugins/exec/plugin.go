@@ -41,9 +41,7 @@ type entry struct {
 	state    string // what plugins shows while cur is nil
 	lastExit string // why the last run ended
 	restarts int
-	retired  bool      // no restarts: the entry went inert
-	dropLog  time.Time // when drops were last logged
-	dropSeen uint64    // the drop count then
+	retired  bool // no restarts: the entry went inert
 }
 
 func apply(ctx context.Context, s *host.Scope, cfg Config) error {
@@ -247,7 +245,7 @@ func (e *entry) State() wire.State {
 			st = fmt.Sprintf("running (pid %d, %d restarts)", e.cur.pid, e.restarts)
 		}
 	}
-	return wire.State{Process: st, Dropped: e.q.dropped.Load()}
+	return wire.State{Process: st, Dropped: e.q.Dropped()}
 }
 
 // intent is the entry's guard (wire.Entry.Guard): it asks the child about
@@ -287,15 +285,11 @@ func (e *entry) closed(_ context.Context, id string) error {
 
 // push queues n; drops are logged at most once a minute.
 func (e *entry) push(n notification) {
-	if !e.q.push(n) {
+	if !e.q.Push(n) {
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if now := time.Now(); now.Sub(e.dropLog) >= time.Minute {
-		total := e.q.dropped.Load()
-		e.log.Warn("the plugin's notification queue is full: the oldest were dropped", "dropped", total-e.dropSeen, "total", total, "queue", e.cfg.Queue)
-		e.dropLog, e.dropSeen = now, total
+	if n, total, ok := e.q.DropsToReport(time.Now(), false); ok {
+		e.log.Warn("the plugin's notification queue is full: the oldest were dropped", "dropped", n, "total", total, "queue", e.cfg.Queue)
 	}
 }
 

@@ -338,7 +338,7 @@ func (p *proc) write(stdin *os.File) {
 		if notify == nil {
 			return
 		}
-		for _, n := range p.q.take() {
+		for _, n := range p.q.Take() {
 			line, err := p.encode(n)
 			if err != nil {
 				p.log.Warn("cannot encode a notification", "method", n.method, "err", err)
@@ -358,7 +358,7 @@ func (p *proc) write(stdin *os.File) {
 	for {
 		select {
 		case <-ready:
-			ready, notify = nil, p.q.ready
+			ready, notify = nil, p.q.Ready()
 			flushQueue()
 			send()
 		case line := <-p.out:

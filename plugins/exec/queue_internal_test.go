@@ -7,25 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestTheQueueDropsTheOldestAndCounts(t *testing.T) {
-	q := newQueue(3)
-	for i := range 5 {
-		q.push(notification{method: "m", payload: i})
-	}
-	assert.Equal(t, uint64(2), q.dropped.Load())
-	got := q.take()
-	assert.Equal(t, []notification{{"m", 2}, {"m", 3}, {"m", 4}}, got, "the newest three, oldest first")
-	assert.Empty(t, q.take())
-	q.push(notification{method: "m", payload: 9})
-	assert.Equal(t, []notification{{"m", 9}}, q.take())
-	assert.Equal(t, uint64(2), q.dropped.Load())
-	select {
-	case <-q.ready:
-	default:
-		t.Error("a push signals the writer")
-	}
-}
-
 func TestRestartsBackOffAndStayUnderFiveAMinute(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var s starts

@@ -111,10 +111,7 @@ func (e *entry) supervise(ctx context.Context, p *proc, first initResult) {
 
 // logDrops logs the drops not yet logged, at the end of the activation.
 func (e *entry) logDrops() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if total := e.q.dropped.Load(); total > e.dropSeen {
-		e.log.Warn("notifications dropped because the plugin's queue was full", "dropped", total-e.dropSeen, "total", total)
-		e.dropSeen = total
+	if n, total, ok := e.q.DropsToReport(time.Now(), true); ok {
+		e.log.Warn("notifications dropped because the plugin's queue was full", "dropped", n, "total", total)
 	}
 }
