@@ -20,7 +20,8 @@ import (
 // are). Every other byte is kept: the BOM, the endings of untouched lines,
 // lone CRs, the final-newline state. Errors: FS_EDIT_NOT_FOUND
 // `old_string must be a non-empty string` and `old_string was not found in
-// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
+// "<display>"` (with the lines of a near match and a *fsapi.NearMiss cause
+// when there is one, nearMiss), FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
 // with a *fsapi.MatchLines cause (editor.md §2.2).
 func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
 	raw, bom := stripBOM(text)
@@ -42,7 +43,7 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 		}
 	}
 	if len(matches) == 0 {
-		return "", "", fsapi.ErrEditNotFound(display)
+		return "", "", fsapi.ErrEditNotFoundNear(display, nearMiss(v.Text, old))
 	}
 	insert := toLF(req.NewString)
 	// The dominance rule from the view's count of CRLF pairs: a file with

@@ -89,6 +89,13 @@ func FuzzLiteralEdit(f *testing.F) {
 				assert.Equal(t, "old_string must be a non-empty string", err.Error())
 			case n == 0:
 				assert.Equal(t, fsapi.CodeEditNotFound, fe.Code)
+				first, _, _ := strings.Cut(err.Error(), "\n")
+				assert.Equal(t, fsapi.ErrEditNotFound("/w/f").Error(), first, "the first line is always the plain message")
+				if nm := (*fsapi.NearMiss)(nil); errors.As(err, &nm) {
+					lines := strings.Count(lfView, "\n") + 1
+					assert.True(t, 1 <= nm.First && nm.First <= nm.Last && nm.Last <= lines, "lines %d-%d of %d", nm.First, nm.Last, lines)
+					assert.Equal(t, min(nm.Last-nm.First+1, fsapi.NearMissMaxLines), len(nm.Lines))
+				}
 			case n > 1 && !all:
 				assert.Equal(t, fsapi.ErrAmbiguousEdit(n, "/w/f").Error(), err.Error())
 				var ml *fsapi.MatchLines
