@@ -189,6 +189,16 @@ func TestMultiEdit(t *testing.T) {
 		res := s.Call(t.Context(), conv, "edit", `{"file_path":"a.txt","old_string":"beta","new_string":"b"}`)
 		assert.False(t, res.IsError, "the failed calls recorded nothing and changed nothing: %s", res.Text())
 	})
+	t.Run("a chain of replace_all edits stops at the growth bound, uncoded", func(t *testing.T) {
+		s, conv := newStack(t, nil)
+		require.False(t, s.Call(t.Context(), conv, "read", `{"file_path":"a.txt"}`).IsError)
+		grow := `{"old_string":"a","new_string":"aaaaaaaaaaaaaaaa","replace_all":true}`
+		res := s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":[`+strings.Repeat(grow+",", 99)+grow+`]}`)
+		assert.Equal(t, "Error: edits[5] failed on the result of edits[0]-edits[4], so no edit was applied: the edits would make the file larger than 16777233 bytes (at most twice its size, or its size plus 16 MiB)", res.Text(),
+			"5 a: 80, ..., 5·16⁵ = 5.2 MB, then 84 MB at the sixth")
+		assert.Empty(t, res.Code())
+		assert.Equal(t, text, read(t, s, "a.txt"))
+	})
 	t.Run("the policy guards it as it guards edit", func(t *testing.T) {
 		s, conv := newStack(t, nil)
 		res := s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":[{"old_string":"alpha","new_string":"a"}]}`)

@@ -14,7 +14,8 @@ import "context"
 // inserted text and every other byte kept [D1]). The first edit that fails
 // fails the call with nothing written: its error (FS_EDIT_NOT_FOUND, with a
 // *NearMiss cause when it nearly matched; FS_AMBIGUOUS_EDIT) is wrapped in
-// an *EditStepError that names its index. The outcome is EditText's for
+// an *EditStepError that names its index; so is a provider's own bound on
+// the text's growth (fslocal: twice the file, or the file plus 16 MiB). The outcome is EditText's for
 // the whole change: the version after it, the LF views before the first
 // edit and after the last, and Replacements summed over the edits.
 //

@@ -43,6 +43,6 @@ import (
 // the file and changes its version. A ctx digest sink gets the digest of
 // the new bytes when they are at most the digest bound ([D24]).
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	out, _, err := p.editTexts(ctx, t, []fsapi.EditRequest{req}, guard, false)
+	out, _, err := p.editTexts(ctx, t, []fsapi.EditRequest{req}, guard, false, nil)
 	return out, err
 }

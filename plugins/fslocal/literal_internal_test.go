@@ -32,7 +32,7 @@ func TestLiteralEditExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			data, _, err := literalEdit(tc.text, fsapi.EditRequest{OldString: tc.old, NewString: tc.new, ReplaceAll: tc.all}, "/w/f")
+			data, _, err := literalEdit(tc.text, fsapi.EditRequest{OldString: tc.old, NewString: tc.new, ReplaceAll: tc.all}, "/w/f", 0)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, data)
 		})
@@ -71,7 +71,7 @@ func FuzzLiteralEdit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, old, new string, all bool) {
 		req := fsapi.EditRequest{OldString: old, NewString: new, ReplaceAll: all}
-		data, view, err := literalEdit(text, req, "/w/f")
+		data, view, err := literalEdit(text, req, "/w/f", 0)
 		raw, bom := stripBOM(text)
 		lfView := toLF(raw)
 		lfOld, lfNew := toLF(old), toLF(new)

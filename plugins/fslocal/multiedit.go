@@ -2,6 +2,7 @@ package fslocal
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -24,25 +25,46 @@ import (
 // With req.DryRun the same checks and edits run, under t's locks, and
 // nothing is written: the outcome's version is the current one,
 // nothing is reported to a digest sink, and an absent t is FS_NOT_FOUND
-// `cannot edit "<p>": not found`. An empty req.Edits changes nothing and
+// `cannot edit "<p>": not found`. No edit may make the text longer than
+// the larger of twice the file's text and the file's text plus 16 MiB
+// (multiEditGrowth): one that would fails, before the text is built, with
+// the uncoded `the edits would make the file larger than <N> bytes (at most
+// twice its size, or its size plus 16 MiB)`, so that a chain of replace_all
+// edits cannot grow a small file without bound. An empty req.Edits changes nothing and
 // still rewrites the file (as a no-op edit does); callers refuse it first.
 func (p *Provider) EditTexts(ctx context.Context, t fsapi.Target, req fsapi.MultiEditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	out, failed, err := p.editTexts(ctx, t, req.Edits, guard, req.DryRun)
+	out, failed, err := p.editTexts(ctx, t, req.Edits, guard, req.DryRun, multiEditGrowth)
 	if err != nil && failed >= 0 {
 		return fsapi.EditOutcome{}, &fsapi.EditStepError{Index: failed, Err: err}
 	}
 	return out, err
 }
 
+// multiEditGrowth is the bound of EditTexts's text: twice the file's text,
+// or the file's text plus 16 MiB when that is more.
+func multiEditGrowth(size int) int { return max(2*size, size+16<<20) }
+
+// editGrowthError is an edit that would make the text longer than max
+// bytes (multiEditGrowth); it carries no code.
+type editGrowthError struct{ max int }
+
+func (e *editGrowthError) Error() string {
+	return "the edits would make the file larger than " + strconv.Itoa(e.max) + " bytes (at most twice its size, or its size plus 16 MiB)"
+}
+
 // editTexts is the one edit path of EditText and EditTexts: rewrite with
-// the edits applied in turn by literalEdit. failed is the index of the edit
-// whose matching failed (-1: none did; err, if any, is the frame's).
-func (p *Provider) editTexts(ctx context.Context, t fsapi.Target, edits []fsapi.EditRequest, guard *fsapi.EditGuard, dryRun bool) (out fsapi.EditOutcome, failed int, err error) {
+// the edits applied in turn by literalEdit, each bounded by growth of the
+// file's text length when growth is not nil. failed is the index of the
+// edit whose matching failed (-1: none did; err, if any, is the frame's).
+func (p *Provider) editTexts(ctx context.Context, t fsapi.Target, edits []fsapi.EditRequest, guard *fsapi.EditGuard, dryRun bool, growth func(int) int) (out fsapi.EditOutcome, failed int, err error) {
 	replaced, failed := 0, -1
 	out, err = p.rewrite(ctx, t, guard, dryRun, func(text string) (string, string, error) {
-		before := ""
+		before, maxLen := "", 0
+		if growth != nil {
+			maxLen = growth(len(text))
+		}
 		for i, req := range edits {
-			data, view, err := literalEdit(text, req, t.DisplayPath)
+			data, view, err := literalEdit(text, req, t.DisplayPath, maxLen)
 			if err != nil {
 				failed = i
 				return "", "", err

@@ -143,3 +143,33 @@ func TestEditTextIsEditTextsOfOne(t *testing.T) {
 	assert.False(t, errors.As(err, &se))
 	assertCode(t, fsapi.CodeEditNotFound, err)
 }
+
+// TestEditTextsBoundsGrowth: replace_all edits that each multiply the text
+// stop at twice the file or the file plus 16 MiB, before the text is
+// built (unbounded, 30 tenfold steps of 100 bytes would need 10²⁰ TB);
+// nothing is written. A single edit, EditText, keeps edit's rules.
+func TestEditTextsBoundsGrowth(t *testing.T) {
+	w := newWorkspace(t)
+	text := strings.Repeat("xxxxxxxxx\n", 10)
+	w.file("a.txt", text, 0o644)
+	var chain []fsapi.EditRequest
+	for range 30 {
+		chain = append(chain, fsapi.EditRequest{OldString: "x", NewString: "xxxxxxxxxx", ReplaceAll: true})
+	}
+	_, err := w.p.EditTexts(context.Background(), w.target("a.txt"), fsapi.MultiEditRequest{Edits: chain}, nil)
+	var se *fsapi.EditStepError
+	require.True(t, errors.As(err, &se), "%v", err)
+	assert.Equal(t, 5, se.Index, "90 x: 900, 9,000, ..., 9·10⁶; the sixth would be 90 MB, past 100 + 16 MiB")
+	assert.EqualError(t, err, "the edits would make the file larger than 16777316 bytes (at most twice its size, or its size plus 16 MiB)")
+	var fe *fsapi.Error
+	assert.False(t, errors.As(err, &fe), "uncoded")
+	assert.Equal(t, text, w.content("a.txt"), "nothing is written")
+
+	out, err := w.p.EditTexts(context.Background(), w.target("a.txt"), fsapi.MultiEditRequest{Edits: chain[:5]}, nil)
+	require.NoError(t, err, "up to the bound the chain applies")
+	assert.Equal(t, 9_000_010, len(out.After))
+
+	w.file("b.txt", text, 0o644)
+	_, err = w.p.EditText(context.Background(), w.target("b.txt"), fsapi.EditRequest{OldString: "x", NewString: strings.Repeat("y", 300_000), ReplaceAll: true}, nil)
+	require.NoError(t, err, "edit is not bounded: 90 × 300 kB = 27 MB")
+}

@@ -185,11 +185,11 @@ func editsArgument(args tools.Args) ([]fsapi.EditRequest, error) {
 // error gains `edits[<i>] failed, so no edit was applied: ` in front
 // (`edits[<i>] failed on the result of edits[0]-edits[<i-1>], so ...`
 // after the first; `edits[0]` alone for i = 1), keeping its code and its
-// lines of a near match; every other error gets contract §6.5's remedy.
+// lines of a near match (an uncoded step error, the growth bound, stays
+// uncoded); every other error gets contract §6.5's remedy.
 func stepFailure(err error) error {
 	var se *fsapi.EditStepError
-	var fe *fsapi.Error
-	if !errors.As(err, &se) || !errors.As(se.Err, &fe) {
+	if !errors.As(err, &se) {
 		return fsapi.WithRemedy(err)
 	}
 	prefix := "edits[" + strconv.Itoa(se.Index) + "] failed"
@@ -198,6 +198,10 @@ func stepFailure(err error) error {
 		prefix += " on the result of edits[0]"
 	case se.Index > 1:
 		prefix += " on the result of edits[0]-edits[" + strconv.Itoa(se.Index-1) + "]"
+	}
+	var fe *fsapi.Error
+	if !errors.As(se.Err, &fe) {
+		return errors.New(prefix + ", so no edit was applied: " + se.Err.Error())
 	}
 	return &fsapi.Error{Code: fe.Code, Op: fe.Op, Path: fe.Path, Message: prefix + ", so no edit was applied: " + fe.Message, Err: se}
 }
