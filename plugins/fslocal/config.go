@@ -32,6 +32,13 @@ type Config struct {
 	// ([D9+]): a hard link inside the workspace to a file outside it cannot
 	// be used to change that file.
 	HardLinks string `json:"hardLinks"`
+	// DigestMaxBytes bounds freshness by content ([D24]): a file of at most
+	// this many bytes that a call had whole anyway (read whole, or written)
+	// is observed with a digest of its bytes, and a guard whose version no
+	// longer matches still passes while the file holds exactly those bytes.
+	// Above it freshness is by version (stat) alone. Default 0: 10485760
+	// (10 MiB, fsapi.DefaultDigestMaxBytes); it must not be negative.
+	DigestMaxBytes int64 `json:"digestMaxBytes"`
 }
 
 // Hard-link modes of [Config.HardLinks].
@@ -51,23 +58,38 @@ var (
 	ErrRootNotDirectory = errors.New("fslocal: root must be an existing directory")
 	// ErrCwdOutsideRoot is `fslocal: cwd must be inside root`.
 	ErrCwdOutsideRoot = errors.New("fslocal: cwd must be inside root")
+	// ErrDigestMaxBytes is `fslocal: digestMaxBytes must not be negative`.
+	ErrDigestMaxBytes = errors.New("fslocal: digestMaxBytes must not be negative")
 )
 
 // Validate makes the checks that need no I/O: HardLinks must be "preserve",
 // "break" or empty, else a *host.ConfigError whose issue names the key
 // path "hardLinks" (so a deployment error names the file, variable or flag
-// that set it) and wraps [ErrHardLinks]. The host calls it before apply;
+// that set it) and wraps [ErrHardLinks]; DigestMaxBytes must not be
+// negative ([ErrDigestMaxBytes], key path "digestMaxBytes"). The host calls it before apply;
 // the checks that touch the disk (Root, Cwd) happen in [New].
 func (c Config) Validate() error {
 	switch c.HardLinks {
 	case "", HardLinksPreserve, HardLinksBreak:
-		return nil
+	default:
+		return keyError("hardLinks", ErrHardLinks)
 	}
-	return &hardLinksError{host.ConfigError{Plugin: "fslocal", Issues: []host.ConfigIssue{{Path: "hardLinks", Problem: ErrHardLinks.Error()}}}}
+	if c.DigestMaxBytes < 0 {
+		return keyError("digestMaxBytes", ErrDigestMaxBytes)
+	}
+	return nil
 }
 
-// hardLinksError is the ConfigError of a bad hardLinks value; errors.Is
-// finds [ErrHardLinks] in it.
-type hardLinksError struct{ host.ConfigError }
+// keyError returns the ConfigError of a bad value of key, whose problem is
+// sentinel's text; errors.Is finds sentinel in it.
+func keyError(key string, sentinel error) error {
+	return &invalidKey{host.ConfigError{Plugin: "fslocal", Issues: []host.ConfigIssue{{Path: key, Problem: sentinel.Error()}}}, sentinel}
+}
 
-func (e *hardLinksError) Unwrap() []error { return []error{&e.ConfigError, ErrHardLinks} }
+// invalidKey is keyError's error.
+type invalidKey struct {
+	host.ConfigError
+	sentinel error
+}
+
+func (e *invalidKey) Unwrap() []error { return []error{&e.ConfigError, e.sentinel} }

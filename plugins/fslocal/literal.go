@@ -20,9 +20,12 @@ import (
 // are). Every other byte is kept: the BOM, the endings of untouched lines,
 // lone CRs, the final-newline state. Errors: FS_EDIT_NOT_FOUND
 // `old_string must be a non-empty string` and `old_string was not found in
-// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
-// with a *fsapi.MatchLines cause (editor.md §2.2).
-func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
+// "<display>"` (with the lines of a near match and a *fsapi.NearMiss cause
+// when there is one, nearMiss), FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
+// with a *fsapi.MatchLines cause (editor.md §2.2). A maxLen above 0 bounds
+// the new text: an edit that would make it longer fails with an
+// *editGrowthError before the text is built.
+func literalEdit(text string, req fsapi.EditRequest, display string, maxLen int) (data, view string, err error) {
 	raw, bom := stripBOM(text)
 	v := newLineView(raw)
 	old := toLF(req.OldString)
@@ -42,7 +45,7 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 		}
 	}
 	if len(matches) == 0 {
-		return "", "", fsapi.ErrEditNotFound(display)
+		return "", "", fsapi.ErrEditNotFoundNear(display, nearMiss(v.Text, old))
 	}
 	insert := toLF(req.NewString)
 	// The dominance rule from the view's count of CRLF pairs: a file with
@@ -50,8 +53,12 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 	if crlf := v.pairCount(); crlf > 0 && crlf > strings.Count(raw, "\n")-crlf {
 		insert = lfToCRLF(insert)
 	}
+	size := len(text) + len(matches)*(len(insert)-len(old)) // the view's spans; a CRLF span is longer in raw
+	if maxLen > 0 && size > maxLen {
+		return "", "", &editGrowthError{max: maxLen}
+	}
 	var b strings.Builder
-	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
+	b.Grow(size + len(matches))
 	if bom {
 		b.WriteString(utf8BOM)
 	}

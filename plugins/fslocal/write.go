@@ -23,7 +23,8 @@ import (
 // the intent); then the intent: ReplaceIfVersion fails FS_STALE_VERSION
 // `cannot write "<p>": file no longer exists` when t is absent (it is not
 // recreated) and `cannot write "<p>": file changed since it was read` when
-// the version differs; CreateIfAbsent fails FS_NOT_OBSERVED `cannot
+// the version differs, unless the intent's Digest is set and the file holds
+// exactly its bytes ([D24]); CreateIfAbsent fails FS_NOT_OBSERVED `cannot
 // overwrite existing "<p>" without reading it first` on an existing file.
 // EACCES or EPERM anywhere give FS_PERMISSION_DENIED `cannot write "<p>":
 // permission denied` ([D7]); a redirection outside the confinement root
@@ -47,6 +48,8 @@ import (
 // (fsapi.DiffBasis, 10 MiB by default), Before is nil, After empty and
 // BasisOmitted true; a larger prior file is then streamed for its BOM and
 // dominance, 64 KiB at a time, and never held whole (contract §5.4a [D20]).
+// A ctx digest sink gets the digest of the bytes written when they are at
+// most the digest bound ([D24]).
 func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
@@ -76,7 +79,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 			return fsapi.WriteOutcome{}, err
 		}
 	}
-	if err := checkIntent(t, intent, fi); err != nil {
+	if err := p.checkIntent(ctx, t, intent, fi); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 
@@ -121,12 +124,14 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
+	p.reportDigest(ctx, data)
 	return out, nil
 }
 
 // checkIntent applies a write intent to the probed state (contract §3.7
-// step 4); fi is nil when the target is absent.
-func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) error {
+// step 4, with freshness by content [D24]); fi is nil when the target is
+// absent.
+func (p *Provider) checkIntent(ctx context.Context, t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) error {
 	if intent == nil {
 		return nil
 	}
@@ -135,9 +140,7 @@ func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) erro
 		if fi == nil {
 			return fsapi.ErrNoLongerExists(t.DisplayPath)
 		}
-		if versionOf(fi) != intent.Version {
-			return fsapi.ErrChanged("write", t.DisplayPath)
-		}
+		return p.fresh(ctx, t, "write", intent.Version, intent.Digest, fi)
 	case fsapi.CreateIfAbsent:
 		if fi != nil {
 			return fsapi.ErrOverwriteUnread(t.DisplayPath)

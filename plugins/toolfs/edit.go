@@ -26,7 +26,8 @@ type editValue struct {
 
 // edit runs the edit tool (contract §6.9): validation in order, the
 // escalation checks, resolve, the fs/edit-intent waterfall (default:
-// unguarded), EditText, remedy shaping, then fs/observed of the new version.
+// unguarded), EditText, remedy shaping, then fs/observed of the new version
+// (and the digest of the new bytes, [D24]).
 func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	path, _ := args.String("file_path")
 	if blankString(path) {
@@ -53,11 +54,12 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.EditText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
+	var digest fsapi.Digest
+	out, err := ts.fs.EditText(ts.mutationContext(ctx, exec, &digest), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	return editValue{Path: t.DisplayPath, Before: out.Before, After: out.After,

@@ -53,10 +53,15 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	})
 }
 
-// register adds the four tools to reg and returns their disposers.
+// register adds the four tools to reg, and multi_edit when the config asks
+// for it, and returns their disposers.
 func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
 	var out []host.Disposer
-	for _, t := range ts.tools() {
+	list := ts.tools()
+	if t, ok := ts.multiEditTool(); ok && ts.cfg.MultiEdit {
+		list = append(list, t)
+	}
+	for _, t := range list {
 		d, err := reg.Register(ts.s, t)
 		if err != nil {
 			return out, err
