@@ -246,7 +246,7 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	if err != nil {
 		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: arguments are not valid JSON: " + err.Error()})
 	}
-	args, violations := e.params.validate(decoded)
+	args, violations := e.params.validate(decoded, e.tool.ExtraKeys)
 	if len(violations) > 0 {
 		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: " + strings.Join(violations, "; ")})
 	}
@@ -380,7 +380,7 @@ func (r *Registry) Classify(name string, raw json.RawMessage) Concurrency {
 	if err != nil {
 		return Exclusive
 	}
-	args, violations := e.params.validate(decoded)
+	args, violations := e.params.validate(decoded, e.tool.ExtraKeys)
 	if len(violations) > 0 || !e.tool.ConcurrencySafe(args) {
 		return Exclusive
 	}
