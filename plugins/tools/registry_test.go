@@ -304,8 +304,8 @@ func TestInputSchemaIsClosed(t *testing.T) {
 		`null`: `{"type":"object","additionalProperties":false}`,
 		`{}`:   `{"additionalProperties":false}`,
 		`{"type":"object","properties":{"a":{"type":"string"}}}`: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
-		` {"type":"object"} `:                                    `{"type":"object","additionalProperties":false}`,
-		`{"type":"object","additionalProperties":true}`:          `{"type":"object","additionalProperties":true}`,
+		` {"type":"object"} `:                           `{"type":"object","additionalProperties":false}`,
+		`{"type":"object","additionalProperties":true}`: `{"type":"object","additionalProperties":true}`,
 	} {
 		got := tools.Tool{Parameters: json.RawMessage(params)}.InputSchema()
 		assert.JSONEq(t, want, string(got), "parameters %q", params)
