@@ -1,6 +1,7 @@
 package fsapi
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dsh-go/dsh/internal/quote"
@@ -61,6 +62,12 @@ func (e *Error) ErrorName() string { return ErrorName }
 
 // ErrorCode returns the code's wire word, e.g. "FS_STALE_VERSION".
 func (e *Error) ErrorCode() string { return string(e.Code) }
+
+// HasCode reports whether the first *Error in err's chain has code.
+func HasCode(err error, code Code) bool {
+	var fe *Error
+	return errors.As(err, &fe) && fe.Code == code
+}
 
 // Display returns s as model-visible text: every byte that does not start a
 // valid UTF-8 sequence becomes one U+FFFD, everything else is unchanged

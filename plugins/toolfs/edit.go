@@ -25,8 +25,10 @@ type editValue struct {
 }
 
 // edit runs the edit tool (contract §6.9): validation in order, the
-// escalation checks, resolve, the fs/edit-intent waterfall (default:
-// unguarded), EditText, remedy shaping, then fs/observed of the new version.
+// escalation checks, resolve (a final "/" refused, §6.4a [D23]), the
+// fs/edit-intent waterfall (default: unguarded; an unobserved directory or
+// special file reported as not a regular file, §6.9a [D25]), EditText,
+// remedy shaping, then fs/observed of the new version.
 func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	path, _ := args.String("file_path")
 	if blankString(path) {
@@ -44,13 +46,20 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err := checkEscalation(args); err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, path, exec)
+	t, err := ts.resolveFile(ctx, path, exec, "edit")
 	if err != nil {
 		return nil, err
 	}
 	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
 		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
 	if err != nil {
+		if fsapi.HasCode(err, fsapi.CodeNotObserved) {
+			// [D25]: no read can make a directory or a special file
+			// editable, so the model is told what it is instead.
+			if info, serr := ts.fs.Stat(ctx, t); serr == nil && info != nil && info.Type != fsapi.TypeFile {
+				return nil, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+			}
+		}
 		return nil, fsapi.WithRemedy(err)
 	}
 	out, err := ts.fs.EditText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)

@@ -10,9 +10,15 @@ import (
 )
 
 // resolve resolves path for the call's conversation (contract §6.4,
-// fsapi.CwdOptions).
+// fsapi.CwdOptions): list's directory path.
 func (ts *toolset) resolve(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, error) {
 	return ts.fs.Resolve(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
+}
+
+// resolveFile resolves the file_path of read, write or edit for op
+// (fsapi.ResolveFile: a final "/" is refused, contract §6.4a [D23]).
+func (ts *toolset) resolveFile(ctx context.Context, path string, exec *tools.Exec, op string) (fsapi.Target, error) {
+	return fsapi.ResolveFile(ctx, ts.fs, path, exec.Cwd(), op)
 }
 
 // positiveInteger reports whether v is an integer ≥ 1 (contract §6.6.1,
