@@ -7,10 +7,11 @@ import (
 	"github.com/dsh-go/dsh/internal/quote"
 )
 
-// Code is one of the fourteen error codes of contract §2.3 (the last two,
-// CodeInvalidPath and CodeWriteFailed, in invalidpath.go and
-// writefailed.go). Its String form is
-// the wire word (`FS_NOT_FOUND`, ...).
+// Code is one of the error codes of contract §2.3 (CodeInvalidPath and
+// CodeWriteFailed in invalidpath.go and writefailed.go), or one of the two
+// of the deployment's own limits (CodeFileTooLarge, CodeProtected, in
+// limits.go and protected.go). Its String form is the wire word
+// (`FS_NOT_FOUND`, ...).
 type Code string
 
 // The codes of contract §2.3.

@@ -2,7 +2,6 @@ package fslocal
 
 import (
 	"context"
-	"strings"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
@@ -41,15 +40,8 @@ import (
 // the file and changes its version.
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
 	replaced := 0
-	out, err := p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
-		data, view, err := literalEdit(text, req, t.DisplayPath)
-		if err == nil {
-			replaced = 1
-			if req.ReplaceAll {
-				// The spans replaced are the non-overlapping occurrences.
-				replaced = strings.Count(view, toLF(req.OldString))
-			}
-		}
+	out, err := p.rewrite(ctx, t, guard, func(text string) (data, view string, err error) {
+		data, view, replaced, err = literalEdit(text, req, t.DisplayPath)
 		return data, view, err
 	})
 	if err != nil {

@@ -11,13 +11,14 @@ import (
 // provides the "fs" service ([fsapi.Key]) backed by a [Provider] built from
 // its [Config] (defaults: HardLinks unset, which is "break" under
 // confinement and "preserve" without [D9+], the process working directory
-// as cwd, no confinement). A load error of [New] (a root that is
+// as cwd, no confinement, EditMaxBytes [DefaultEditMaxBytes]). A load error of [New] (a root that is
 // not a directory, a cwd outside the root) fails the instance. Disposing the
 // instance withdraws "fs" and closes the provider. A second provider of "fs"
 // in one host fails with host.ErrDuplicateService and leaves the first
 // unaffected.
 var Plugin = host.Define[Config]("fslocal", apply,
 	host.Provides(fsapi.Key),
+	host.Defaults(DefaultConfig),
 )
 
 func init() { host.Register(Plugin) }

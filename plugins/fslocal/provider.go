@@ -20,6 +20,7 @@ import (
 type Provider struct {
 	cwd       string // absolute, clean
 	hardLinks string // HardLinksPreserve or HardLinksBreak
+	editMax   int64  // the largest file an edit reads, in bytes
 	tree      tree
 	locks     lockTable
 	closeOnce sync.Once
@@ -32,12 +33,16 @@ type Provider struct {
 // directory ([ErrRootNotDirectory]) and is opened as an os.Root; Cwd's real
 // location must lie inside it ([ErrCwdOutsideRoot]). An invalid HardLinks
 // fails with [ErrHardLinks]; an empty one is "break" under confinement (a
-// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]).
+// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]). A
+// zero EditMaxBytes is [DefaultEditMaxBytes].
 func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks}
+	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks, editMax: cfg.EditMaxBytes}
+	if p.editMax == 0 {
+		p.editMax = DefaultEditMaxBytes
+	}
 	if p.cwd == "" || !filepath.IsAbs(p.cwd) {
 		wd, err := os.Getwd()
 		if err != nil {

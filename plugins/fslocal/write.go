@@ -1,8 +1,11 @@
 package fslocal
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"strings"
@@ -158,14 +161,31 @@ func encodeLike(prior, content string) string {
 
 // readPrior reads the whole existing file t for a mutation op ("write" or
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
-// worded for op. It returns the file still open (the commit copies its
-// extended attributes from it); the caller closes it.
+// worded for op. For "edit" the leading sniffLen bytes come first: a NUL
+// there is FS_NOT_TEXT `cannot edit "<p>": binary file` before the rest is
+// read, so a large binary file (a sparse disk image) is answered at once.
+// It returns the file still open (the commit copies its extended
+// attributes from it); the caller closes it.
 func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *regularFile, error) {
 	f, err := p.openRegular(ctx, t, op)
 	if err != nil {
 		return "", nil, err
 	}
-	text, err := readAll(ctx, f, f.size, op)
+	var r io.Reader = f
+	if op == "edit" {
+		head := make([]byte, sniffLen)
+		n, err := io.ReadFull(f, head)
+		switch {
+		case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			f.Close()
+			return "", nil, coded(op, t.DisplayPath, err)
+		case bytes.IndexByte(head[:n], 0) >= 0:
+			f.Close()
+			return "", nil, fsapi.ErrBinary(op, t.DisplayPath)
+		}
+		r = io.MultiReader(bytes.NewReader(head[:n]), f)
+	}
+	text, err := readAll(ctx, r, f.size, op)
 	if err != nil {
 		f.Close()
 		return "", nil, coded(op, t.DisplayPath, err)
