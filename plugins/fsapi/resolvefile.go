@@ -11,7 +11,9 @@ import (
 // names a directory, never a file: it fails FS_INVALID_PATH
 // ([ErrFinalSlash], contract §6.4a [D23]), with the display path Resolve
 // makes of the path without its final slashes, and nothing is created,
-// read or observed. Errors of Resolve pass through.
+// read or observed. Then the provider's refusal of op on a protected file
+// ([Refuse], FS_PROTECTED), before any intent runs. Errors of Resolve pass
+// through.
 func ResolveFile(ctx context.Context, fs FileSystem, path, cwd, op string) (Target, error) {
 	if strings.HasSuffix(path, "/") {
 		bare := strings.TrimRight(path, "/")
@@ -24,5 +26,12 @@ func ResolveFile(ctx context.Context, fs FileSystem, path, cwd, op string) (Targ
 		}
 		return Target{}, ErrFinalSlash(op, t.DisplayPath)
 	}
-	return fs.Resolve(ctx, path, CwdOptions(path, cwd))
+	t, err := fs.Resolve(ctx, path, CwdOptions(path, cwd))
+	if err != nil {
+		return Target{}, err
+	}
+	if err := Refuse(ctx, fs, t, op); err != nil {
+		return Target{}, err
+	}
+	return t, nil
 }

@@ -21,6 +21,8 @@ type Provider struct {
 	cwd       string // absolute, clean
 	hardLinks string // HardLinksPreserve or HardLinksBreak
 	editMax   int64  // the largest file an edit reads, in bytes
+	// protected is the host's protected set (Refuse); nil: none.
+	protected *fsapi.Protected
 	tree      tree
 	locks     lockTable
 	closeOnce sync.Once

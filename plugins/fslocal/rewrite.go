@@ -11,6 +11,7 @@ import (
 // rewrite runs one guarded rewrite of the text file t under t's per-target
 // lock, the frame EditText and InsertText share (contract §3.8 steps 1–5
 // and 9–11, editor.md §2.1 steps 1, 6 and 7): FS_ABORTED `edit aborted`;
+// FS_PROTECTED for a protected file (Refuse);
 // FS_STALE_VERSION `cannot edit "<p>": file changed since it was read` when
 // t is absent, guarded or not, or when guard's version differs;
 // FS_NOT_REGULAR_FILE; FS_FILE_TOO_LARGE `cannot edit "<p>": file is
@@ -32,6 +33,9 @@ import (
 func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.EditGuard, edit func(text string) (data, view string, err error)) (fsapi.EditOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	if err := p.Refuse(ctx, t, "edit"); err != nil {
+		return fsapi.EditOutcome{}, err
 	}
 	lk, release, err := p.lockTarget(ctx, t, "edit")
 	if err != nil {

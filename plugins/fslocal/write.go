@@ -21,7 +21,8 @@ import (
 //
 // The checks run in this order: FS_ABORTED `write aborted` (on entry, while
 // waiting for the lock, before creating parents, before the commit, and
-// before the rename, which leaves the file as it was); FS_NOT_REGULAR_FILE
+// before the rename, which leaves the file as it was); FS_PROTECTED for a
+// protected file (Refuse); FS_NOT_REGULAR_FILE
 // `cannot write "<p>": not a regular file` for an existing non-file (before
 // the intent); then the intent: ReplaceIfVersion fails FS_STALE_VERSION
 // `cannot write "<p>": file no longer exists` when t is absent (it is not
@@ -53,6 +54,9 @@ import (
 func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+	}
+	if err := p.Refuse(ctx, t, "write"); err != nil {
+		return fsapi.WriteOutcome{}, err
 	}
 	lk, release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {

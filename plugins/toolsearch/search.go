@@ -313,6 +313,8 @@ func (run *grepRun) searchOne(sc *scanner, j *job, stopped *atomic.Bool) fileRes
 		switch {
 		case errors.As(err, &fe) && fe.Code == fsapi.CodeNotFound:
 			return fileResult{outcome: skipped} // vanished
+		case errors.As(err, &fe) && fe.Code == fsapi.CodeProtected:
+			return fileResult{outcome: skipped} // a secret's other name: never searched
 		case errors.As(err, &fe) && fe.Code == fsapi.CodeAborted:
 			return fileResult{outcome: notStarted}
 		}
