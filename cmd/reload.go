@@ -120,6 +120,9 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 	}
 	rep, applied := r.reconcile(ctx, dep)
 	r.rt.dep = applied
+	if err := r.rt.protectDeployment(); err != nil {
+		r.log.Error("config reload: the deployment file could not be protected again", "file", source, "err", err)
+	}
 	if rep.Err != nil {
 		r.failed(ctx, source, "config reload: some entries kept their previous config", rep.Err)
 	}
