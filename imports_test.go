@@ -72,10 +72,14 @@ func allowed(from, to string) bool {
 
 // violations lists every import edge inside the module that allowed
 // forbids, as "from → to", from `go list -deps` of every package (test
-// files aside); overlay, when not empty, is a `go list -overlay` file.
-func violations(t *testing.T, overlay string) []string {
+// files aside); overlay, when not empty, is a `go list -overlay` file, and
+// tags the build tags of the build.
+func violations(t *testing.T, overlay string, tags ...string) []string {
 	t.Helper()
 	args := []string{"list", "-deps", "-json=ImportPath,Imports,Standard"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}
@@ -113,9 +117,11 @@ func exitStderr(err error) string {
 }
 
 // Every import edge of the module keeps the direction of style §2,
-// whatever any document says.
+// whatever any document says, also in the conformance build (which links
+// in plugins/conformance).
 func TestImportsKeepTheirDirection(t *testing.T) {
 	assert.Empty(t, violations(t, ""))
+	assert.Empty(t, violations(t, "", "conformance"))
 }
 
 // The fence is not vacuous: a file planted in toolfs (through go list's

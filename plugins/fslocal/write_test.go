@@ -3,6 +3,7 @@ package fslocal_test
 import (
 	"context"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -349,4 +350,24 @@ func TestWriteTextAtomicityAndCleanup(t *testing.T) {
 		assert.Equal(t, []string{"a"}, w.names("."))
 		assert.Zero(t, w.p.LockCount())
 	})
+}
+
+// A write or edit of 10 MiB or more reports the bytes it writes to the
+// reporter its context carries, up to the whole file.
+func TestLargeChangesReportTheirBytes(t *testing.T) {
+	w := newWorkspace(t)
+	tg := w.target("big.txt")
+	var got []int64
+	ctx := fsapi.WithBytesProgress(context.Background(), func(done, total int64) { got = append(got, done) })
+	big := strings.Repeat("0123456789abcde\n", 12<<20/16)
+	_, err := w.p.WriteText(ctx, tg, big, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, int64(len(big)), got[2])
+	got = nil
+	_, err = w.p.EditText(ctx, tg, fsapi.EditRequest{OldString: "0123", NewString: "3210", ReplaceAll: true}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, int64(len(big)), got[len(got)-1])
+	assert.Equal(t, strings.ReplaceAll(big, "0123", "3210"), w.content("big.txt"))
 }

@@ -141,6 +141,10 @@ type approvalState struct {
 	Args         []byte `json:"a"` // SHA-256 of the arguments in RFC 8785 canonical JSON
 	Expiry       int64  `json:"e"` // Unix milliseconds
 	Nonce        []byte `json:"n"` // 16 random bytes
+	// Input marks the state of a tool's own input round (input.go), whose
+	// tool state is Carry; an approval question's state has neither.
+	Input bool   `json:"in,omitempty"`
+	Carry string `json:"s,omitempty"`
 }
 
 // argsDigest returns the SHA-256 of raw in RFC 8785 canonical JSON (absent
@@ -229,14 +233,12 @@ func (a *approvals) newRound(ctx context.Context, convs *conversations, conv *co
 	if params == nil || params.RequestState == "" {
 		return r, nil, nil
 	}
-	st, ok := a.open(params.RequestState)
-	switch {
-	case !ok:
-		return nil, nil, invalidState("it was not issued by this server (or the server restarted)")
-	case st.Conversation != conv.id || st.Incarnation != conv.incarnation:
-		return nil, nil, invalidState("it belongs to another conversation")
-	case st.Tool != tool || !hmac.Equal(st.Args, digest):
-		return nil, nil, invalidState("it was issued for another tool call")
+	st, err := a.check(params.RequestState, conv, tool, digest)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Input {
+		return r, nil, nil // the tool's own round: no approval answer in it
 	}
 	now := time.Now()
 	a.mu.Lock()
@@ -274,6 +276,21 @@ func (a *approvals) newRound(ctx context.Context, convs *conversations, conv *co
 		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid inputResponses: " + err.Error()}
 	}
 	return r, nil, nil // claimed, or expired / unanswered: the user is asked afresh
+}
+
+// check opens a request state and checks that it was issued for this call:
+// the same conversation (and incarnation), tool and arguments (digest).
+func (a *approvals) check(state string, conv *conversation, tool string, digest []byte) (approvalState, error) {
+	st, ok := a.open(state)
+	switch {
+	case !ok:
+		return st, invalidState("it was not issued by this server (or the server restarted)")
+	case st.Conversation != conv.id || st.Incarnation != conv.incarnation:
+		return st, invalidState("it belongs to another conversation")
+	case st.Tool != tool || !hmac.Equal(st.Args, digest):
+		return st, invalidState("it was issued for another tool call")
+	}
+	return st, nil
 }
 
 // pruneLocked forgets the answers whose states expired; a.mu is held.

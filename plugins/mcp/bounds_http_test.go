@@ -62,48 +62,56 @@ func TestHTTPIDsAreCheckedBeforeTheSDK(t *testing.T) {
 }
 
 // TestHTTPADuplicateIDInASessionIsAnswered: a request whose id is still in
-// flight in the same legacy session is refused with 400 and -32600.
+// flight in the same legacy session is refused with 400 and -32600, the
+// ids compared by value ("\u0061b" is the id "ab").
 func TestHTTPADuplicateIDInASessionIsAnswered(t *testing.T) {
-	s := serveHTTP(t, nil)
-	started, release := make(chan struct{}), make(chan struct{})
-	_, err := events.FSObserved.On(s.Host.Root(), func(_ context.Context, o events.Observation) error {
-		if strings.HasSuffix(o.Target.DisplayPath, "slow.txt") {
-			close(started)
-			<-release
-		}
-		return nil
-	})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "slow.txt"), []byte("x\n"), 0o644))
-	cs, err := s.connectWith(t, "secret", true)
-	require.NoError(t, err)
-	hdr := map[string]string{"Authorization": "Bearer secret", "Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-06-18"}
-	call := `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"slow.txt"}}}`
-	first := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(call))
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			first <- -1
-			return
-		}
-		_, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		first <- resp.StatusCode
-	}()
-	<-started
-	resp := s.post(t, call, hdr)
-	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	_, code, msg := rpcErrorOf(t, resp)
-	assert.Equal(t, float64(-32600), code)
-	assert.Equal(t, "duplicate request id: a request with this id is still in flight", msg)
-	close(release)
-	assert.Equal(t, http.StatusOK, <-first)
+	const slowRead = `"method":"tools/call","params":{"name":"read","arguments":{"file_path":"slow.txt"}}}`
+	for _, tc := range []struct{ name, first, second string }{
+		{"the same call", `{"jsonrpc":"2.0","id":77,` + slowRead, `{"jsonrpc":"2.0","id":77,` + slowRead},
+		{"an id spelled another way", `{"jsonrpc":"2.0","id":"ab",` + slowRead, `{"jsonrpc":"2.0","id":"\u0061b","method":"ping"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := serveHTTP(t, nil)
+			started, release := make(chan struct{}), make(chan struct{})
+			_, err := events.FSObserved.On(s.Host.Root(), func(_ context.Context, o events.Observation) error {
+				if strings.HasSuffix(o.Target.DisplayPath, "slow.txt") {
+					close(started)
+					<-release
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(s.W, "slow.txt"), []byte("x\n"), 0o644))
+			cs, err := s.connectWith(t, "secret", true)
+			require.NoError(t, err)
+			hdr := map[string]string{"Authorization": "Bearer secret", "Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-06-18"}
+			first := make(chan int, 1)
+			go func() {
+				req, _ := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(tc.first))
+				for k, v := range hdr {
+					req.Header.Set(k, v)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					first <- -1
+					return
+				}
+				_, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				first <- resp.StatusCode
+			}()
+			<-started
+			resp := s.post(t, tc.second, hdr)
+			assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+			_, code, msg := rpcErrorOf(t, resp)
+			assert.Equal(t, float64(-32600), code)
+			assert.Equal(t, "duplicate request id: a request with this id is still in flight", msg)
+			close(release)
+			assert.Equal(t, http.StatusOK, <-first)
+		})
+	}
 }
 
 // TestHTTPASlowBodyIsCut: a token holder that sends its body slowly is cut
@@ -147,8 +155,19 @@ func TestHTTPTheDrainAnswers503(t *testing.T) {
 	<-started
 	shut := make(chan error, 1)
 	go func() { shut <- s.srv.Shutdown(context.Background()) }()
+	// Each probe on a connection of its own: the drain closes idle
+	// keep-alive connections, and a client that sends on one as it closes
+	// gets a reset, which says nothing of what a new request is answered.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		resp := s.post(t, initialize, map[string]string{"Authorization": "Bearer secret"})
+		req, err := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(initialize))
+		require.NoError(c, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer secret")
+		resp, err := fresh.Do(req)
+		require.NoError(c, err)
+		defer resp.Body.Close()
 		assert.Equal(c, http.StatusServiceUnavailable, resp.StatusCode)
 		assert.Equal(c, "1", resp.Header.Get("Retry-After"))
 	}, 5*time.Second, 20*time.Millisecond)
@@ -262,46 +281,4 @@ func TestHTTPSlowBodiesHoldOnlyWhatTheySent(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a small request waited behind stalled bodies")
 	}
-}
-
-// TestHTTPDuplicateIDsCompareByValue: "\u0061b" is the id "ab".
-func TestHTTPDuplicateIDsCompareByValue(t *testing.T) {
-	s := serveHTTP(t, nil)
-	started, release := make(chan struct{}), make(chan struct{})
-	_, err := events.FSObserved.On(s.Host.Root(), func(_ context.Context, o events.Observation) error {
-		if strings.HasSuffix(o.Target.DisplayPath, "slow.txt") {
-			close(started)
-			<-release
-		}
-		return nil
-	})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(s.W, "slow.txt"), []byte("x\n"), 0o644))
-	cs, err := s.connectWith(t, "secret", true)
-	require.NoError(t, err)
-	hdr := map[string]string{"Authorization": "Bearer secret", "Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-06-18"}
-	first := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, s.srv.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":"ab","method":"tools/call","params":{"name":"read","arguments":{"file_path":"slow.txt"}}}`))
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			first <- -1
-			return
-		}
-		_, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		first <- resp.StatusCode
-	}()
-	<-started
-	resp := s.post(t, `{"jsonrpc":"2.0","id":"\u0061b","method":"ping"}`, hdr)
-	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	_, _, msg := rpcErrorOf(t, resp)
-	assert.Equal(t, "duplicate request id: a request with this id is still in flight", msg)
-	close(release)
-	assert.Equal(t, http.StatusOK, <-first)
 }

@@ -99,11 +99,34 @@ func New(s *host.Scope, reg *tools.Registry, opts Options) (*Server, error) {
 		Logger:       sdkLogger(opts.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
+	srv.srv.AddReceivingMiddleware(toolsOnly)
 	if _, err := reg.OnChange(s, srv.sync); err != nil {
 		return nil, err
 	}
 	srv.sync()
 	return srv, nil
+}
+
+// unserved are the methods of the features the server does not declare
+// (prompts, resources, completion), which the SDK would otherwise answer
+// with empty lists (conversations.md §4.3: capabilities are declared for
+// exactly what is served).
+var unserved = map[string]bool{
+	"prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/read": true, "resources/templates/list": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"completion/complete": true,
+}
+
+// toolsOnly answers a request for an unserved feature -32601, which the
+// SDK words `method not found: "<method>"`.
+func toolsOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if unserved[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // sdkLogger is log for the SDK: its warnings and errors only. Its INFO
@@ -290,7 +313,11 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 			return
 		}
 	}
-	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req), Log: logOf(ctx, req)}
+	exec := &tools.Exec{Conv: c, Report: progressOf(ctx, req), Log: logOf(ctx, req), Capabilities: capabilitiesOf(req)}
+	if err := s.inputOf(req, conv, name, exec); err != nil {
+		answer(tools.Result{}, nil, err)
+		return
+	}
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
 		return s.reg.Execute(ctx, name, raw, exec)
 	}, func(res tools.Result) {
@@ -302,6 +329,18 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 				answer(tools.Result{}, ask, nil)
 				return
 			}
+		}
+		if res.Input != nil {
+			if fast { // the SDK runs it again and sends the requests
+				answer(tools.Result{}, &mcp.CallToolResult{}, nil)
+				return
+			}
+			ask, failed, err := s.inputRequired(req, conv, name, exec.Capabilities, res.Input)
+			if err != nil || ask != nil {
+				answer(tools.Result{}, ask, err)
+				return
+			}
+			res = failed
 		}
 		answer(res, nil, nil)
 	})

@@ -29,7 +29,7 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := e.fs.WriteText(ctx, t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
+	out, err := e.fs.WriteText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
 	if err != nil {
 		var fe *fsapi.Error
 		if errors.As(err, &fe) && fe.Code == fsapi.CodeNotObserved {

@@ -14,7 +14,7 @@ import (
 // EditText under the policy's guard, its matching errors re-worded.
 func (e *editor) strReplace(ctx context.Context, c call, exec *tools.Exec) (any, error) {
 	return e.mutate(ctx, c, exec, "edit", errNotRegular, func(t fsapi.Target, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-		out, err := e.fs.EditText(ctx, t, fsapi.EditRequest{OldString: c.oldStr, NewString: c.newStr}, guard)
+		out, err := e.fs.EditText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: c.oldStr, NewString: c.newStr}, guard)
 		var fe *fsapi.Error
 		if err == nil || !errors.As(err, &fe) {
 			return out, fsapi.WithRemedy(err)
@@ -40,7 +40,7 @@ func (e *editor) insert(ctx context.Context, c call, exec *tools.Exec) (any, err
 		line = int64(c.line)
 	}
 	return e.mutate(ctx, c, exec, "insert into", errNotInsertable, func(t fsapi.Target, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-		out, err := ins.InsertText(ctx, t, fsapi.InsertRequest{Line: line, Text: c.newStr}, guard)
+		out, err := ins.InsertText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, fsapi.InsertRequest{Line: line, Text: c.newStr}, guard)
 		var lr *fsapi.LineRangeError
 		if errors.As(err, &lr) {
 			return out, errInsertLine(c.line, lr.Lines)

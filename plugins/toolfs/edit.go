@@ -62,7 +62,7 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 		}
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.EditText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
+	out, err := ts.fs.EditText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}

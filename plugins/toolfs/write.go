@@ -46,7 +46,7 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.WriteText(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), t, content, intent)
+	out, err := ts.fs.WriteText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, content, intent)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}

@@ -1,5 +1,7 @@
 package tools
 
+import "encoding/json"
+
 // Conversation is the owner of a call's per-caller state (conversations.md
 // §1): ID names it (read-before-edit observations and sandbox modes are kept
 // per ID, contract §4) and starts with Principal, who presented the call;
@@ -33,6 +35,17 @@ type Exec struct {
 	// which the client gets only at or above the level it chose; tools
 	// log through [Exec.Notify].
 	Log func(level, message string)
+	// Responses are the client's answers to the requests of the call's
+	// previous round ([InputRequired]), by request key, each the JSON of
+	// the answer (MCP's ElicitResult, CreateMessageResult,
+	// ListRootsResult); nil on a first round. State is the State that
+	// round returned.
+	Responses map[string]json.RawMessage
+	State     string
+	// Capabilities is what the call's client declared it can do (MCP's
+	// ClientCapabilities object: "elicitation", "sampling", "roots", ...),
+	// nil when its front end knows nothing of it.
+	Capabilities json.RawMessage
 }
 
 // Notify tells the call's client message at level, when its front end can

@@ -52,3 +52,13 @@ func (p *Progress) Report(done, total float64, message string) {
 	p.mu.Unlock()
 	p.fn(done, total, message)
 }
+
+// Bytes returns a reporter of done of total bytes with message, through p's
+// throttle, for a provider's writes (fsapi.WithBytesProgress); nil when p is
+// nil.
+func (p *Progress) Bytes(message string) func(done, total int64) {
+	if p == nil {
+		return nil
+	}
+	return func(done, total int64) { p.Report(float64(done), float64(total), message) }
+}

@@ -267,6 +267,9 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	if pe := (*ProtocolError)(nil); errors.As(err, &pe) {
 		return Result{IsError: true, Protocol: pe}
 	}
+	if in := (*InputRequired)(nil); errors.As(err, &in) && len(in.Requests) > 0 {
+		return Result{IsError: true, Input: in}
+	}
 	if err != nil {
 		return failure(err)
 	}

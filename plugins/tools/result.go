@@ -101,12 +101,25 @@ type Result struct {
 	// Protocol, when set, is the answer instead of the result: a protocol
 	// error of the request.
 	Protocol *ProtocolError
+	// Input, when set, is the answer instead of the result: the call
+	// needs its client's input first ([InputRequired]); IsError is set, so
+	// that a caller with no client to ask (`dshhost call`) sees a failure.
+	Input *InputRequired
 }
 
 // Text returns the concatenated text of the content blocks: for the
 // filesystem tools, the exact text the model sees. A block of another kind
-// is described in a line of its own (Block.describe).
+// is described in a line of its own (Block.describe). A result without
+// content that is a protocol error or an input request reads
+// `Error: <message>`, for callers with no protocol (`dshhost call`).
 func (r Result) Text() string {
+	switch {
+	case len(r.Content) > 0:
+	case r.Protocol != nil:
+		return "Error: " + r.Protocol.Message
+	case r.Input != nil:
+		return "Error: " + r.Input.Error()
+	}
 	if len(r.Content) == 1 {
 		return r.Content[0].describe()
 	}
