@@ -40,7 +40,9 @@ func TestAnEditAboveEditMaxBytesIsRefusedBySize(t *testing.T) {
 	w.sparse("disk.img", 10<<30)
 	tg := w.target("disk.img")
 	var err error
-	n := allocated(func() { _, err = w.p.EditText(context.Background(), tg, fsapi.EditRequest{OldString: "a", NewString: "b"}, nil) })
+	n := allocated(func() {
+		_, err = w.p.EditText(context.Background(), tg, fsapi.EditRequest{OldString: "a", NewString: "b"}, nil)
+	})
 	assert.EqualError(t, err, `cannot edit "`+tg.DisplayPath+`": file is larger than 1073741824 bytes`)
 	assert.True(t, fsapi.HasCode(err, fsapi.CodeFileTooLarge))
 	assert.Less(t, n, uint64(1<<20), "nothing of the file was read")
@@ -65,7 +67,9 @@ func TestAnEditSniffsAPrefixBeforeReadingTheFile(t *testing.T) {
 	w.sparse("disk.img", 10<<30)
 	tg := w.target("disk.img")
 	var err error
-	n := allocated(func() { _, err = w.p.EditText(context.Background(), tg, fsapi.EditRequest{OldString: "a", NewString: "b"}, nil) })
+	n := allocated(func() {
+		_, err = w.p.EditText(context.Background(), tg, fsapi.EditRequest{OldString: "a", NewString: "b"}, nil)
+	})
 	assert.EqualError(t, err, `cannot edit "`+tg.DisplayPath+`": binary file`)
 	assert.Less(t, n, uint64(1<<20), "only the prefix was read")
 }
