@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
@@ -118,6 +120,11 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 		release := r.hold()
 		defer release()
 	}
+	if replaced := r.replaced(dep); len(replaced) > 0 && r.rt.reg != nil {
+		release := r.rt.reg.HoldSwap(replaced...)
+		defer release()
+		r.awaitCalls(ctx, replaced)
+	}
 	rep, applied := r.reconcile(ctx, dep)
 	r.rt.dep = applied
 	if err := r.rt.protectDeployment(); err != nil {
@@ -134,6 +141,69 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 		r.announce("info", "config reloaded: "+rep.String())
 	}
 	return rep
+}
+
+// defaultReloadCallWait bounds a reload's wait for calls in flight when no
+// front end says its call timeout (the MCP front end's default).
+const defaultReloadCallWait = 5 * time.Minute
+
+// replaced returns the ids of the running instances that applying dep may
+// unload: each non-infrastructure entry that dep removes, disables or
+// changes (its name or its config; an in-place update cannot be known
+// before it is offered), and the instances that depend on it (host §1.2),
+// each once.
+func (r *reloader) replaced(dep *config.Deployment) []string {
+	var ids []string
+	add := func(id string) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, o := range r.rt.dep.Entries {
+		inst := r.rt.host.Instance(o.ID)
+		if infrastructure(o) || o.Disabled || inst == nil {
+			continue
+		}
+		if e, ok := dep.Entry(o.ID); ok && !e.Disabled && e.Name == o.Name && reflect.DeepEqual(o.Config, e.Config) {
+			continue
+		}
+		add(o.ID)
+		for _, d := range inst.Dependents() {
+			add(d)
+		}
+	}
+	return ids
+}
+
+// awaitCalls waits until no call of the tools of the instances ids is in
+// flight, up to the front end's call timeout (the calls are cancelled by
+// then), so that a reload never aborts a call to apply a change. It logs
+// `config reload: waiting for <n> calls of <ids>` when there are some, and
+// how the wait ended.
+func (r *reloader) awaitCalls(ctx context.Context, ids []string) {
+	reg := r.rt.reg
+	var busy []string
+	n := 0
+	for _, id := range ids {
+		if k := reg.Running(id); k > 0 {
+			busy, n = append(busy, id), n+k
+		}
+	}
+	if n == 0 {
+		return
+	}
+	limit := defaultReloadCallWait
+	if srv, ok := frontend.Key.Get(r.rt.host.Root()); ok {
+		limit = srv.CallTimeout()
+	}
+	r.log.Info(fmt.Sprintf("config reload: waiting for %d calls of %s", n, strings.Join(busy, " ")), "at most", limit)
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := reg.AwaitIdle(wctx, busy...); err != nil {
+		r.log.Warn(fmt.Sprintf("config reload: %d calls of %s still running after the call timeout; applying the change", reg.Running(busy...), strings.Join(busy, " ")), "waited", limit)
+		return
+	}
+	r.log.Info("config reload: the calls ended; applying the change", "entries", strings.Join(busy, " "))
 }
 
 // checkInfrastructure refuses a candidate that disables the tool registry

@@ -387,6 +387,10 @@ func (s *Server) Announce(level, message string) {
 	}
 }
 
+// CallTimeout is the call timeout in force (Config.CallTimeout): a config
+// reload waits that long at most for the calls of the entries it replaces.
+func (s *Server) CallTimeout() time.Duration { return s.limits.limit.Load().timeout }
+
 // askFunc returns the approval channel of a call in conversation conv
 // (conversations.md §3): nil when the client did not declare form
 // elicitation; elicitation/create within the call for a legacy session;
