@@ -101,7 +101,16 @@ type reloader struct {
 // failure is logged and emitted the same way.
 func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 	ctx = context.WithoutCancel(ctx)
+	if err := checkComplete(source); err != nil {
+		r.failed(ctx, source, "config reload refused: "+err.Error()+"; still serving the last good deployment", err)
+		return reloadReport{Err: err}
+	}
 	dep, err := r.load()
+	if err == nil && len(dep.Entries) == 0 {
+		err = &incompleteFile{file: source, why: "has no plugin entry"}
+		r.failed(ctx, source, "config reload refused: "+err.Error()+"; still serving the last good deployment", err)
+		return reloadReport{Err: err}
+	}
 	if err == nil {
 		err = checkInfrastructure(dep)
 	}
@@ -206,6 +215,30 @@ func (r *reloader) awaitCalls(ctx context.Context, ids []string) {
 	r.log.Info("config reload: the calls ended; applying the change", "entries", strings.Join(busy, " "))
 }
 
+// incompleteFile is a reload's refusal of a deployment file that looks
+// cut short: `<file> is empty`, `<file> does not end with a newline (a
+// partial write?)`, `<file> has no plugin entry`.
+type incompleteFile struct{ file, why string }
+
+func (e *incompleteFile) Error() string { return e.file + " " + e.why }
+
+// checkComplete refuses a deployment file that an interrupted writer may
+// have left: empty (nothing but white space), or whose last byte is not a
+// newline (a truncate-then-write caught between the two, a copy cut short
+// by ENOSPC). A read error is left to the load, which reports it.
+func checkComplete(source string) error {
+	data, err := config.ReadFile(source)
+	switch {
+	case err != nil:
+		return nil
+	case len(bytes.TrimSpace(data)) == 0:
+		return &incompleteFile{file: source, why: "is empty"}
+	case data[len(data)-1] != '\n':
+		return &incompleteFile{file: source, why: "does not end with a newline (a partial write?)"}
+	}
+	return nil
+}
+
 // checkInfrastructure refuses a candidate that disables the tool registry
 // or the MCP front end.
 func checkInfrastructure(dep *config.Deployment) error {
@@ -217,10 +250,17 @@ func checkInfrastructure(dep *config.Deployment) error {
 	return nil
 }
 
+// failed logs a reload's failure msg (at ERROR, with the file and err),
+// tells the clients (msg and err; msg alone when it already says err, as
+// an incompleteFile's does) and emits config/reload-failed.
 func (r *reloader) failed(ctx context.Context, source, msg string, err error) {
 	r.log.Error(msg, "file", source, "err", err)
 	if r.announce != nil {
-		r.announce("error", msg+": "+err.Error())
+		if _, whole := err.(*incompleteFile); whole {
+			r.announce("error", msg)
+		} else {
+			r.announce("error", msg+": "+err.Error())
+		}
 	}
 	if eerr := events.ConfigReloadFailed.Emit(ctx, r.rt.host.Root(), events.ReloadFailure{Source: source, Err: err}); eerr != nil {
 		r.log.Warn("a config/reload-failed listener failed", "err", eerr)
