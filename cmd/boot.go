@@ -103,16 +103,20 @@ type runtime struct {
 // the set again (the file's identity may have changed, as an editor's
 // rename-over gives it a new inode).
 func (r *runtime) protectDeployment() error {
+	// The new registration comes first, so that the file is never
+	// unprotected between the two.
+	var d host.Disposer
+	if r.dep.Source != config.DefaultSource {
+		var err error
+		if d, err = fsapi.Protect(r.host.Root(), fsapi.ProtectConfig, r.dep.Source); err != nil {
+			return err
+		}
+	}
 	if r.unprotect != nil {
 		_ = r.unprotect(context.Background())
-		r.unprotect = nil
 	}
-	if r.dep.Source == config.DefaultSource {
-		return nil
-	}
-	d, err := fsapi.Protect(r.host.Root(), fsapi.ProtectConfig, r.dep.Source)
 	r.unprotect = d
-	return err
+	return nil
 }
 
 // boot provides the host's protected files (fsapi.ProtectedKey) with the
