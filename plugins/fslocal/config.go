@@ -39,7 +39,20 @@ type Config struct {
 	// Above it freshness is by version (stat) alone. Default 0: 10485760
 	// (10 MiB, fsapi.DefaultDigestMaxBytes); it must not be negative.
 	DigestMaxBytes int64 `json:"digestMaxBytes"`
+	// EditMaxBytes is the largest file, in bytes, that an edit (EditText,
+	// InsertText: `edit`, `str_replace`, `insert`) reads: a larger one is
+	// refused by its size, before anything is read, with
+	// FS_FILE_TOO_LARGE. 0 means [DefaultEditMaxBytes]; a negative value
+	// fails with [ErrEditMaxBytes].
+	EditMaxBytes int64 `json:"editMaxBytes"`
 }
+
+// DefaultEditMaxBytes is the default [Config.EditMaxBytes]: 1 GiB.
+const DefaultEditMaxBytes int64 = 1 << 30
+
+// DefaultConfig returns the defaults a deployment entry starts from:
+// EditMaxBytes is DefaultEditMaxBytes; everything else is unset.
+func DefaultConfig() Config { return Config{EditMaxBytes: DefaultEditMaxBytes} }
 
 // Hard-link modes of [Config.HardLinks].
 const (
@@ -60,14 +73,18 @@ var (
 	ErrCwdOutsideRoot = errors.New("fslocal: cwd must be inside root")
 	// ErrDigestMaxBytes is `fslocal: digestMaxBytes must not be negative`.
 	ErrDigestMaxBytes = errors.New("fslocal: digestMaxBytes must not be negative")
+	// ErrEditMaxBytes is `fslocal: editMaxBytes must be a positive integer`.
+	ErrEditMaxBytes = errors.New("fslocal: editMaxBytes must be a positive integer")
 )
 
 // Validate makes the checks that need no I/O: HardLinks must be "preserve",
-// "break" or empty, else a *host.ConfigError whose issue names the key
-// path "hardLinks" (so a deployment error names the file, variable or flag
-// that set it) and wraps [ErrHardLinks]; DigestMaxBytes must not be
-// negative ([ErrDigestMaxBytes], key path "digestMaxBytes"). The host calls it before apply;
-// the checks that touch the disk (Root, Cwd) happen in [New].
+// "break" or empty, and neither DigestMaxBytes nor EditMaxBytes may be
+// negative; else a *host.ConfigError whose issue names the key path
+// ("hardLinks", "digestMaxBytes", "editMaxBytes": so a deployment error
+// names the file, variable or flag that set it) and that wraps
+// [ErrHardLinks], [ErrDigestMaxBytes] or [ErrEditMaxBytes]. The host calls
+// it before apply; the checks that touch the disk (Root, Cwd) happen in
+// [New].
 func (c Config) Validate() error {
 	switch c.HardLinks {
 	case "", HardLinksPreserve, HardLinksBreak:
@@ -77,19 +94,22 @@ func (c Config) Validate() error {
 	if c.DigestMaxBytes < 0 {
 		return keyError("digestMaxBytes", ErrDigestMaxBytes)
 	}
+	if c.EditMaxBytes < 0 {
+		return keyError("editMaxBytes", ErrEditMaxBytes)
+	}
 	return nil
 }
 
-// keyError returns the ConfigError of a bad value of key, whose problem is
-// sentinel's text; errors.Is finds sentinel in it.
+// keyError is the ConfigError of a bad value at key; errors.Is finds
+// sentinel in it.
 func keyError(key string, sentinel error) error {
-	return &invalidKey{host.ConfigError{Plugin: "fslocal", Issues: []host.ConfigIssue{{Path: key, Problem: sentinel.Error()}}}, sentinel}
+	return &configError{host.ConfigError{Plugin: "fslocal", Issues: []host.ConfigIssue{{Path: key, Problem: sentinel.Error()}}}, sentinel}
 }
 
-// invalidKey is keyError's error.
-type invalidKey struct {
+// configError is a ConfigError that also matches its sentinel.
+type configError struct {
 	host.ConfigError
 	sentinel error
 }
 
-func (e *invalidKey) Unwrap() []error { return []error{&e.ConfigError, e.sentinel} }
+func (e *configError) Unwrap() []error { return []error{&e.ConfigError, e.sentinel} }

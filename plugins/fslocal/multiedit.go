@@ -3,7 +3,6 @@ package fslocal
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
@@ -64,7 +63,7 @@ func (p *Provider) editTexts(ctx context.Context, t fsapi.Target, edits []fsapi.
 			maxLen = growth(len(text))
 		}
 		for i, req := range edits {
-			data, view, err := literalEdit(text, req, t.DisplayPath, maxLen)
+			data, view, n, err := literalEdit(text, req, t.DisplayPath, maxLen)
 			if err != nil {
 				failed = i
 				return "", "", err
@@ -72,12 +71,7 @@ func (p *Provider) editTexts(ctx context.Context, t fsapi.Target, edits []fsapi.
 			if i == 0 {
 				before = view
 			}
-			if req.ReplaceAll {
-				// The spans replaced are the non-overlapping occurrences.
-				replaced += strings.Count(view, toLF(req.OldString))
-			} else {
-				replaced++
-			}
+			replaced += n
 			text = data
 		}
 		if len(edits) == 0 {

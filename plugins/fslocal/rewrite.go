@@ -11,11 +11,15 @@ import (
 // rewrite runs one guarded rewrite of the text file t under t's per-target
 // lock, the frame EditText and InsertText share (contract §3.8 steps 1–5
 // and 9–11, editor.md §2.1 steps 1, 6 and 7): FS_ABORTED `edit aborted`;
+// FS_PROTECTED for a protected file (Refuse);
 // FS_STALE_VERSION `cannot edit "<p>": file changed since it was read` when
 // t is absent, guarded or not, or when guard's version differs and the file
 // does not hold the bytes of guard's Digest ([D24], fresh);
-// FS_NOT_REGULAR_FILE; the read with FS_PERMISSION_DENIED; FS_NOT_TEXT for a
-// NUL anywhere, then for invalid UTF-8; FS_WRITE_FAILED when a killed
+// FS_NOT_REGULAR_FILE; FS_FILE_TOO_LARGE `cannot edit "<p>": file is
+// larger than <editMaxBytes> bytes`, by its size, before anything is read;
+// the read with FS_PERMISSION_DENIED; FS_NOT_TEXT for a NUL in the first
+// 8192 bytes, found before the rest is read, then for a NUL anywhere, then
+// for invalid UTF-8; FS_WRITE_FAILED when a killed
 // in-place rewrite left a copy that cannot be applied ([D9+]). edit gets the
 // whole file text (BOM included) and returns the new text and the LF view of
 // the old one, or an error that ends the call with nothing written. With
@@ -26,9 +30,16 @@ import (
 // and after, or, when the text before or after is larger than the diff basis
 // bound carried by ctx, BasisOmitted and no views (contract §5.4a [D20]).
 // The digest of the new text goes to ctx's digest sink (reportDigest).
+//
+// Memory: the file's bytes, its LF view (a copy only when it has CRLF
+// pairs), the new text and, within the diff basis, its LF view: at most
+// twice the file plus twice the new file, whatever the number of spans.
 func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.EditGuard, dryRun bool, edit func(text string) (data, view string, err error)) (fsapi.EditOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)
+	}
+	if err := p.Refuse(ctx, t, "edit"); err != nil {
+		return fsapi.EditOutcome{}, err
 	}
 	lk, release, err := p.lockTarget(ctx, t, "edit")
 	if err != nil {
@@ -60,6 +71,9 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 		if err := p.fresh(ctx, t, "edit", guard.Version, guard.Digest, fi); err != nil {
 			return fsapi.EditOutcome{}, err
 		}
+	}
+	if fi.Size() > p.editMax {
+		return fsapi.EditOutcome{}, fsapi.ErrFileTooLarge("edit", t.DisplayPath, p.editMax)
 	}
 	if err := ctx.Err(); err != nil {
 		return fsapi.EditOutcome{}, fsapi.ErrAborted("edit", err)

@@ -1,8 +1,11 @@
 package fslocal
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"strings"
@@ -18,7 +21,8 @@ import (
 //
 // The checks run in this order: FS_ABORTED `write aborted` (on entry, while
 // waiting for the lock, before creating parents, before the commit, and
-// before the rename, which leaves the file as it was); FS_NOT_REGULAR_FILE
+// before the rename, which leaves the file as it was); FS_PROTECTED for a
+// protected file (Refuse); FS_NOT_REGULAR_FILE
 // `cannot write "<p>": not a regular file` for an existing non-file (before
 // the intent); then the intent: ReplaceIfVersion fails FS_STALE_VERSION
 // `cannot write "<p>": file no longer exists` when t is absent (it is not
@@ -53,6 +57,9 @@ import (
 func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+	}
+	if err := p.Refuse(ctx, t, "write"); err != nil {
+		return fsapi.WriteOutcome{}, err
 	}
 	lk, release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {
@@ -161,14 +168,31 @@ func encodeLike(prior, content string) string {
 
 // readPrior reads the whole existing file t for a mutation op ("write" or
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
-// worded for op. It returns the file still open (the commit copies its
-// extended attributes from it); the caller closes it.
+// worded for op. For "edit" the leading sniffLen bytes come first: a NUL
+// there is FS_NOT_TEXT `cannot edit "<p>": binary file` before the rest is
+// read, so a large binary file (a sparse disk image) is answered at once.
+// It returns the file still open (the commit copies its extended
+// attributes from it); the caller closes it.
 func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *regularFile, error) {
 	f, err := p.openRegular(ctx, t, op)
 	if err != nil {
 		return "", nil, err
 	}
-	text, err := readAll(ctx, f, f.size, op)
+	var r io.Reader = f
+	if op == "edit" {
+		head := make([]byte, sniffLen)
+		n, err := io.ReadFull(f, head)
+		switch {
+		case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			f.Close()
+			return "", nil, coded(op, t.DisplayPath, err)
+		case bytes.IndexByte(head[:n], 0) >= 0:
+			f.Close()
+			return "", nil, fsapi.ErrBinary(op, t.DisplayPath)
+		}
+		r = io.MultiReader(bytes.NewReader(head[:n]), f)
+	}
+	text, err := readAll(ctx, r, f.size, op)
 	if err != nil {
 		f.Close()
 		return "", nil, coded(op, t.DisplayPath, err)

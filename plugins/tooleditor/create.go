@@ -14,7 +14,7 @@ import (
 // not used), write with CreateIfAbsent, whatever the answer, then observe
 // the new version with the digest of the bytes written ([D24]).
 func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
+	t, err := fsapi.ResolveFile(ctx, e.fs, c.path, exec.Cwd(), "write")
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,10 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 		return result{Command: cmdView, Path: t.DisplayPath, text: text}, nil
 	case info.Type != fsapi.TypeFile:
 		return nil, errNotViewable(t.DisplayPath)
+	case strings.HasSuffix(c.path, "/"):
+		// A final "/" names a directory ([D23]); only a directory's view
+		// takes one.
+		return nil, fsapi.ErrFinalSlash("view", t.DisplayPath)
 	}
 	var digest fsapi.Digest
 	chunks, err := fsapi.ScanBytes(fsapi.WithDigestSink(ctx, func(d fsapi.Digest) { digest = d }), e.fs, t)

@@ -46,7 +46,7 @@ func (ts *toolset) multiEditTool() (tools.Tool, bool) {
 		return tools.Tool{}, false
 	}
 	return tools.Tool{Name: "multi_edit", Title: "Edit file in several places", Description: multiEditDescription,
-		Parameters: multiEditParametersJSON, Output: multiEditOutputJSON, Destructive: true,
+		Parameters: multiEditParametersJSON, Output: multiEditOutputJSON, Destructive: true, ExtraKeys: escalationKeys,
 		Execute: func(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 			return ts.multiEdit(ctx, me, args, exec)
 		},
@@ -90,7 +90,7 @@ func (ts *toolset) multiEdit(ctx context.Context, me fsapi.MultiEditor, args too
 	if err := checkEscalation(args); err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, path, exec)
+	t, err := ts.resolveFile(ctx, path, exec, "edit")
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +103,9 @@ func (ts *toolset) multiEdit(ctx context.Context, me fsapi.MultiEditor, args too
 		return multiEditValue{Path: t.DisplayPath, DryRun: true, Before: out.Before, After: out.After,
 			edits: len(edits), replacements: out.Replacements, basisOmitted: out.BasisOmitted}, nil
 	}
-	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
-		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
+	guard, err := ts.editGuard(ctx, t, args, exec)
 	if err != nil {
-		return nil, fsapi.WithRemedy(err)
+		return nil, err
 	}
 	var digest fsapi.Digest
 	out, err := me.EditTexts(ts.mutationContext(ctx, exec, &digest), t, req, guard)

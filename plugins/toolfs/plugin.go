@@ -82,10 +82,10 @@ func (ts *toolset) tools() []tools.Tool {
 			Output: readOutputJSON, ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
 			Summary: ts.summarizeRead, SummarySchema: readSummarySchemaJSON, ConcurrencySafe: always},
 		{Name: "write", Title: "Write file", Description: writeDescription, Parameters: writeParametersJSON,
-			Output: writeOutputJSON, Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
+			Output: writeOutputJSON, Destructive: true, ExtraKeys: escalationKeys, Execute: ts.write, Render: textOf(renderWriteValue),
 			Summary: summarizeWrite, SummarySchema: writeSummarySchemaJSON, Meta: ts.writeMeta},
 		{Name: "edit", Title: "Edit file", Description: editDescription, Parameters: editParametersJSON,
-			Output: editOutputJSON, Destructive: true, Execute: ts.edit, Render: renderEditResult,
+			Output: editOutputJSON, Destructive: true, ExtraKeys: escalationKeys, Execute: ts.edit, Render: renderEditResult,
 			Summary: summarizeEdit, SummarySchema: editSummarySchemaJSON, Meta: ts.editMeta},
 	}
 }

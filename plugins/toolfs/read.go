@@ -53,7 +53,7 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, ra.path, exec)
+	t, err := ts.resolveFile(ctx, ra.path, exec, "read")
 	if err != nil {
 		return nil, err
 	}

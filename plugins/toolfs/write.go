@@ -37,7 +37,7 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err := checkEscalation(args); err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, path, exec)
+	t, err := ts.resolveFile(ctx, path, exec, "write")
 	if err != nil {
 		return nil, err
 	}
