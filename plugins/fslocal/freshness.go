@@ -8,8 +8,9 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
-// fresh is the version check of a guarded write or edit (contract §3.7
-// step 4, §3.8 step 4) with freshness by content ([D24]). fi is the probe
+// fresh is the version check of a guarded write (contract §3.7
+// step 4) with freshness by content ([D24]; an edit checks the bytes it
+// edits instead, in rewrite). fi is the probe
 // of t taken under its locks. It returns nil when fi's version is want;
 // otherwise nil only when d is not zero, the file's size is d's (and at most
 // the digest bound) and its bytes, read now, digest to d: a file touched,
@@ -22,7 +23,7 @@ func (p *Provider) fresh(ctx context.Context, t fsapi.Target, op string, want fs
 	if versionOf(fi) == want {
 		return nil
 	}
-	if d.IsZero() || fi.Size() != d.Size() || d.Size() > p.digestMax {
+	if !p.digestApplies(d, fi) {
 		return fsapi.ErrChanged(op, t.DisplayPath)
 	}
 	f, err := p.openRegular(ctx, t, op)
@@ -38,6 +39,13 @@ func (p *Provider) fresh(ctx context.Context, t fsapi.Target, op string, want fs
 		return fsapi.ErrChanged(op, t.DisplayPath)
 	}
 	return nil
+}
+
+// digestApplies reports whether freshness by content can hold for a file
+// probed as fi against digest d: d is set, of fi's size, and at most the
+// digest bound ([D24]).
+func (p *Provider) digestApplies(d fsapi.Digest, fi fs.FileInfo) bool {
+	return !d.IsZero() && fi.Size() == d.Size() && d.Size() <= p.digestMax
 }
 
 // reportDigest hands ctx's digest sink the digest of data, the whole content

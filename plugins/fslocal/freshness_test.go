@@ -216,3 +216,49 @@ func assertFailure(t *testing.T, err error, code fsapi.Code, msg string) {
 		assert.Equal(t, msg, err.Error())
 	}
 }
+
+// TestAnEditByContentEditsTheBytesItChecked ([D24]): while another program
+// rewrites a file in place between two texts of one size, ignoring our
+// locks, an edit whose freshness rests on the digest of the first text
+// either fails stale or is computed on exactly that text, never on the
+// other one: the check and the edit read the bytes once.
+func TestAnEditByContentEditsTheBytesItChecked(t *testing.T) {
+	const seen, other = "seen X\n", "othr X\n"
+	w := newWorkspace(t)
+	w.file("a.txt", seen, 0o644)
+	_, d := w.observe("a.txt")
+	stop := make(chan struct{})
+	flipped := make(chan struct{})
+	go func() {
+		defer close(flipped)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			text := seen
+			if i%2 == 1 {
+				text = other
+			}
+			if f, err := os.OpenFile(w.path("a.txt"), os.O_WRONLY, 0); err == nil { // the edit's commit made a new file
+				_, _ = f.WriteAt([]byte(text), 0)
+				f.Close()
+			}
+		}
+	}()
+	landed := 0
+	for range 300 {
+		out, err := w.p.EditText(context.Background(), w.target("a.txt"), fsapi.EditRequest{OldString: "X", NewString: "X"},
+			&fsapi.EditGuard{Version: "gone", Digest: d})
+		if err != nil {
+			require.True(t, fsapi.HasCode(err, fsapi.CodeStaleVersion), "%v", err)
+			continue
+		}
+		landed++
+		require.Equal(t, seen, out.Before, "the edit was computed on bytes the digest did not vouch for")
+	}
+	close(stop)
+	<-flipped
+	t.Logf("%d of 300 edits landed", landed)
+}

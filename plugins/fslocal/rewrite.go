@@ -13,8 +13,10 @@ import (
 // and 9–11, editor.md §2.1 steps 1, 6 and 7): FS_ABORTED `edit aborted`;
 // FS_PROTECTED for a protected file (Refuse);
 // FS_STALE_VERSION `cannot edit "<p>": file changed since it was read` when
-// t is absent, guarded or not, or when guard's version differs and the file
-// does not hold the bytes of guard's Digest ([D24], fresh);
+// t is absent, guarded or not, or when guard's version differs and the
+// bytes the edit reads, the very text it edits, do not digest to guard's
+// Digest ([D24]; one read, so that a writer ignoring our locks cannot swap
+// the bytes between the check and the edit);
 // FS_NOT_REGULAR_FILE; FS_FILE_TOO_LARGE `cannot edit "<p>": file is
 // larger than <editMaxBytes> bytes`, by its size, before anything is read;
 // the read with FS_PERMISSION_DENIED; FS_NOT_TEXT for a NUL in the first
@@ -67,10 +69,12 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 	if fi, err = p.recoverBefore(ctx, t, "edit", fi); err != nil {
 		return fsapi.EditOutcome{}, err
 	}
-	if guard != nil {
-		if err := p.fresh(ctx, t, "edit", guard.Version, guard.Digest, fi); err != nil {
-			return fsapi.EditOutcome{}, err
+	var byContent fsapi.Digest // freshness rests on the bytes the edit reads ([D24])
+	if guard != nil && versionOf(fi) != guard.Version {
+		if !p.digestApplies(guard.Digest, fi) {
+			return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
 		}
+		byContent = guard.Digest
 	}
 	if fi.Size() > p.editMax {
 		return fsapi.EditOutcome{}, fsapi.ErrFileTooLarge("edit", t.DisplayPath, p.editMax)
@@ -83,6 +87,9 @@ func (p *Provider) rewrite(ctx context.Context, t fsapi.Target, guard *fsapi.Edi
 		return fsapi.EditOutcome{}, err
 	}
 	defer src.Close()
+	if !byContent.IsZero() && fsapi.DigestOf(text) != byContent {
+		return fsapi.EditOutcome{}, fsapi.ErrChanged("edit", t.DisplayPath)
+	}
 	if strings.IndexByte(text, 0) >= 0 {
 		return fsapi.EditOutcome{}, fsapi.ErrBinary("edit", t.DisplayPath)
 	}
