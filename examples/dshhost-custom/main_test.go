@@ -201,3 +201,30 @@ func TestABadPatternStopsTheBoot(t *testing.T) {
 	assert.Equal(t, 2, ee.ExitCode())
 	assert.Equal(t, "dshhost-custom: invalid deployment config:\n  flag --set protectedpaths.paths=[\"secrets/[\"]: plugins[1].config.paths[0]: protectedpaths: bad pattern \"secrets/[\": syntax error in pattern\n", string(out))
 }
+
+// TestTheExampleDeploymentIsTheDefaultStackPlusTheExamples: dsh.yaml says
+// it is the default stack plus the two example plugins; `config` of the
+// default deployment and of dsh.yaml hold the same entries, in order, once
+// the examples are left out.
+func TestTheExampleDeploymentIsTheDefaultStackPlusTheExamples(t *testing.T) {
+	names := func(args ...string) []string {
+		cmd := exec.Command(binary, append([]string{"config"}, args...)...)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		var d struct {
+			Plugins []struct{ Name string } `json:"plugins"`
+		}
+		require.NoError(t, json.Unmarshal(out, &d))
+		var got []string
+		for _, p := range d.Plugins {
+			if p.Name != "protectedpaths" && p.Name != "auditlog" {
+				got = append(got, p.Name)
+			}
+		}
+		return got
+	}
+	example, err := filepath.Abs("dsh.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, names(), names("--config", example))
+}
