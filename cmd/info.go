@@ -12,8 +12,8 @@ import (
 )
 
 // listTools prints the tools' schemas as a JSON array: name, description,
-// parameters and outputSchema (byte for byte as the model gets them) and
-// the annotations.
+// parameters and outputSchema, byte for byte as MCP clients get them
+// (tools.Tool.InputSchema, tools.Tool.OutputSchema), and the annotations.
 func listTools(ctx context.Context, env Env, c *common, _ []string) int {
 	rt, code := start(ctx, env, c, slog.LevelWarn)
 	if rt == nil {
@@ -30,7 +30,7 @@ func listTools(ctx context.Context, env Env, c *common, _ []string) int {
 	}
 	out := []toolJSON{}
 	for _, t := range rt.reg.Tools() {
-		out = append(out, toolJSON{t.Name, t.Description, t.Parameters, t.Output, t.ReadOnly, t.Destructive})
+		out = append(out, toolJSON{t.Name, t.Description, t.InputSchema(), t.OutputSchema(), t.ReadOnly, t.Destructive})
 	}
 	return printJSON(env, out)
 }

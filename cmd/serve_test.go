@@ -312,3 +312,42 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestToolsPrintsWhatClientsGet: `dshhost tools` prints each tool's
+// parameters and outputSchema as tools/list gives them to an MCP client
+// (the closed input schema, the summary schema), not the in-process ones;
+// tools/list orders them by name, tools by registration.
+func TestToolsPrintsWhatClientsGet(t *testing.T) {
+	w := workspace(t)
+	cmd := exec.Command(binary, "serve", "--workspace", w)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	tl, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+
+	res := dshhost(t, w, "", nil, "tools")
+	require.Equal(t, 0, res.code, res.stderr)
+	var printed []struct {
+		Name         string          `json:"name"`
+		Parameters   json.RawMessage `json:"parameters"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &printed))
+	require.Len(t, printed, len(tl.Tools))
+	byName := map[string]int{}
+	for i, p := range printed {
+		byName[p.Name] = i
+	}
+	for _, tool := range tl.Tools {
+		i, ok := byName[tool.Name]
+		require.True(t, ok, tool.Name)
+		in, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		out, err := json.Marshal(tool.OutputSchema)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(in), string(printed[i].Parameters), tool.Name)
+		assert.JSONEq(t, string(out), string(printed[i].OutputSchema), tool.Name)
+	}
+}

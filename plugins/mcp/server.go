@@ -219,9 +219,7 @@ func (s *Server) syncLocked() {
 
 // mcpTool describes t for tools/list: its input schema closed
 // (tools.Tool.InputSchema, contract §5.3 [D22]), its summary schema byte for
-// byte. The advertised outputSchema is the tool's summary schema, not the
-// schema of its in-process value (contract §5.4a [D20]); a tool without a
-// summary advertises none.
+// byte (tools.Tool.OutputSchema).
 func mcpTool(t tools.Tool) *mcp.Tool {
 	openWorld := t.OpenWorld
 	mt := &mcp.Tool{
@@ -231,8 +229,8 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 		InputSchema: t.InputSchema(),
 		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive, OpenWorldHint: &openWorld},
 	}
-	if t.Summary != nil && len(t.SummarySchema) > 0 {
-		mt.OutputSchema = json.RawMessage(t.SummarySchema)
+	if out := t.OutputSchema(); out != nil {
+		mt.OutputSchema = out
 	}
 	return mt
 }

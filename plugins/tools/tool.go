@@ -273,6 +273,17 @@ func unquote(lit []byte) string {
 // closedObject is the input schema of a tool whose Parameters are empty.
 var closedObject = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 
+// OutputSchema returns the schema clients are told a call's structured
+// result has (MCP's outputSchema): the tool's SummarySchema when it has a
+// Summary, never the schema of its in-process value (contract §5.4a); nil
+// for a tool without a summary.
+func (t Tool) OutputSchema() json.RawMessage {
+	if t.Summary == nil || len(t.SummarySchema) == 0 {
+		return nil
+	}
+	return json.RawMessage(t.SummarySchema)
+}
+
 // InputSchema returns the schema MCP clients get as the tool's inputSchema
 // (contract §5.3 [D22]): Parameters with `"additionalProperties":false`
 // added as its last member, so that clients see the root as closed as the
