@@ -11,6 +11,9 @@ const (
 	remedyStale = " — re-read the file, then retry"
 	// remedyNotObserved follows an FS_NOT_OBSERVED message.
 	remedyNotObserved = " — read the file, then retry"
+	// remedyNotViewed follows an FS_NOT_OBSERVED message of the editor,
+	// whose model reads files by `view`.
+	remedyNotViewed = " — view the file, then retry"
 )
 
 // WithRemedy shapes the error of an intent waterfall or a provider
@@ -19,8 +22,17 @@ const (
 // same code, the original as its cause and the one action that recovers
 // from it as a suffix, once; everything else (another code, an error
 // wrapped in more text, an uncoded error, nil) passes through unchanged.
-// The write, edit and editor tools apply it.
-func WithRemedy(err error) error {
+// The write and edit tools apply it.
+func WithRemedy(err error) error { return withRemedy(err, remedyNotObserved) }
+
+// WithViewRemedy is WithRemedy for str_replace_editor, whose model reads a
+// file with `view`: FS_NOT_OBSERVED is followed by ` — view the file, then
+// retry` in every deployment (a deviation from the reference, which says
+// "read" even where the model has no read tool).
+func WithViewRemedy(err error) error { return withRemedy(err, remedyNotViewed) }
+
+// withRemedy is WithRemedy with notObserved as FS_NOT_OBSERVED's suffix.
+func withRemedy(err error, notObserved string) error {
 	var fe *Error
 	if !errors.As(err, &fe) || err.Error() != fe.Message {
 		return err
@@ -30,7 +42,7 @@ func WithRemedy(err error) error {
 	case CodeStaleVersion:
 		suffix = remedyStale
 	case CodeNotObserved:
-		suffix = remedyNotObserved
+		suffix = notObserved
 	default:
 		return err
 	}

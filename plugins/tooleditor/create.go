@@ -27,7 +27,7 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 	}
 	if _, err := events.FSWriteIntent.Waterfall(ctx, e.s, events.IntentRequest{Target: t, Actor: exec, Arguments: c.args},
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
-		return nil, fsapi.WithRemedy(err)
+		return nil, fsapi.WithViewRemedy(err)
 	}
 	var digest fsapi.Digest
 	out, err := e.fs.WriteText(fsapi.WithDigestSink(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), func(d fsapi.Digest) { digest = d }),
@@ -37,7 +37,7 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 		if errors.As(err, &fe) && fe.Code == fsapi.CodeNotObserved {
 			return nil, errExists(t.DisplayPath) // it appeared after the Stat
 		}
-		return nil, fsapi.WithRemedy(err)
+		return nil, fsapi.WithViewRemedy(err)
 	}
 	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ func (e *editor) strReplace(ctx context.Context, c call, exec *tools.Exec) (any,
 		out, err := e.fs.EditText(ctx, t, fsapi.EditRequest{OldString: c.oldStr, NewString: c.newStr}, guard)
 		var fe *fsapi.Error
 		if err == nil || !errors.As(err, &fe) {
-			return out, fsapi.WithRemedy(err)
+			return out, fsapi.WithViewRemedy(err)
 		}
 		var ml *fsapi.MatchLines
 		switch {
@@ -26,7 +26,7 @@ func (e *editor) strReplace(ctx context.Context, c call, exec *tools.Exec) (any,
 		case fe.Code == fsapi.CodeAmbiguousEdit && errors.As(err, &ml):
 			return out, errAmbiguous(fe, ml, c.oldStr)
 		}
-		return out, fsapi.WithRemedy(err)
+		return out, fsapi.WithViewRemedy(err)
 	})
 }
 
@@ -45,7 +45,7 @@ func (e *editor) insert(ctx context.Context, c call, exec *tools.Exec) (any, err
 		if errors.As(err, &lr) {
 			return out, errInsertLine(c.line, lr.Lines)
 		}
-		return out, fsapi.WithRemedy(err)
+		return out, fsapi.WithViewRemedy(err)
 	})
 }
 
@@ -73,7 +73,7 @@ func (e *editor) mutate(ctx context.Context, c call, exec *tools.Exec, op string
 				return nil, e.notFile(t, info, op, notRegular)
 			}
 		}
-		return nil, fsapi.WithRemedy(err)
+		return nil, fsapi.WithViewRemedy(err)
 	}
 	info, err := e.fs.Stat(ctx, t)
 	switch {
