@@ -163,6 +163,16 @@ func ErrProtected(op, p string, kind ProtectKind) *Error {
 	return cannot(CodeProtected, op, p, "it is "+what+"; no sandbox mode allows changing it (only the operator edits it)", nil)
 }
 
+// ErrScratchName is FS_PROTECTED, the refusal of op (any change) on p,
+// whose name has the form of the provider's own scratch files (fslocal's
+// staging files and the marked copies of in-place rewrites, whose crash
+// recovery trusts them): `cannot <op> "<p>": the name is reserved for this
+// server's scratch files (staged writes and interrupted rewrites); choose
+// another name`.
+func ErrScratchName(op, p string) *Error {
+	return cannot(CodeProtected, op, p, "the name is reserved for this server's scratch files (staged writes and interrupted rewrites); choose another name", nil)
+}
+
 // Refuser is the optional capability of an fs provider that enforces the
 // host's protected files (fslocal does). The tools ask it right after
 // Resolve, before any intent, so a model is never first told to read a
@@ -171,7 +181,8 @@ type Refuser interface {
 	// Refuse returns the FS_PROTECTED refusal ([ErrProtected]) of op on t,
 	// or nil: a change (every op but "read") of a protected file or of
 	// anything below a protected directory, a move or delete of a
-	// directory that holds one, a read of a ProtectSecret file. The real
+	// directory that holds one, a read of a ProtectSecret file, and
+	// ([ErrScratchName]) a change of a name of the provider's scratch form. The real
 	// identity decides (real path, device and inode), never the spelling.
 	Refuse(ctx context.Context, t Target, op string) error
 }
