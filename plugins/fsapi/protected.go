@@ -154,11 +154,16 @@ func realLocation(abs string) string {
 // kind: `cannot <op> "<p>": it is a deployment file of this server; no
 // sandbox mode allows changing it (only the operator edits it)`, with `a
 // file this server keeps for itself` in place of `a deployment file of
-// this server` for ProtectState and ProtectSecret.
+// this server` for ProtectState and ProtectSecret; a "read" (only ever of
+// a secret) says `no sandbox mode allows reading it (only the operator
+// reads it)`, since nothing is changed.
 func ErrProtected(op, p string, kind ProtectKind) *Error {
 	what := "a deployment file of this server"
 	if kind != ProtectConfig {
 		what = "a file this server keeps for itself"
+	}
+	if op == "read" {
+		return cannot(CodeProtected, op, p, "it is "+what+"; no sandbox mode allows reading it (only the operator reads it)", nil)
 	}
 	return cannot(CodeProtected, op, p, "it is "+what+"; no sandbox mode allows changing it (only the operator edits it)", nil)
 }
