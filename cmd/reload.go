@@ -187,7 +187,7 @@ func (r *reloader) replaced(dep *config.Deployment) []string {
 // awaitCalls waits until no call of the tools of the instances ids is in
 // flight, up to the front end's call timeout (the calls are cancelled by
 // then), so that a reload never aborts a call to apply a change. It logs
-// `config reload: waiting for <n> calls of <ids>` when there are some, and
+// `config reload: waiting for <n> calls of <ids>` (`1 call`) when there are some, and
 // how the wait ended.
 func (r *reloader) awaitCalls(ctx context.Context, ids []string) {
 	reg := r.rt.reg
@@ -205,11 +205,11 @@ func (r *reloader) awaitCalls(ctx context.Context, ids []string) {
 	if srv, ok := frontend.Key.Get(r.rt.host.Root()); ok {
 		limit = srv.CallTimeout()
 	}
-	r.log.Info(fmt.Sprintf("config reload: waiting for %d calls of %s", n, strings.Join(busy, " ")), "at most", limit)
+	r.log.Info(fmt.Sprintf("config reload: waiting for %s of %s", calls(n), strings.Join(busy, " ")), "at most", limit)
 	wctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := reg.AwaitIdle(wctx, busy...); err != nil {
-		r.log.Warn(fmt.Sprintf("config reload: %d calls of %s still running after the call timeout; applying the change", reg.Running(busy...), strings.Join(busy, " ")), "waited", limit)
+		r.log.Warn(fmt.Sprintf("config reload: %s of %s still running after the call timeout; applying the change", calls(reg.Running(busy...)), strings.Join(busy, " ")), "waited", limit)
 		return
 	}
 	r.log.Info("config reload: the calls ended; applying the change", "entries", strings.Join(busy, " "))
@@ -400,4 +400,12 @@ func (r *reloader) dispose(ctx context.Context, id string) {
 			r.log.Warn("disposing a plugin during a config reload", "instance", id, "err", err)
 		}
 	}
+}
+
+// calls is n with its noun: "1 call", "2 calls".
+func calls(n int) string {
+	if n == 1 {
+		return "1 call"
+	}
+	return fmt.Sprintf("%d calls", n)
 }

@@ -64,7 +64,7 @@ func TestAReloadWaitsForTheCallsOfTheEntriesItReplaces(t *testing.T) {
 
 	l.replace(holdYAML(2))
 	require.Eventually(t, func() bool {
-		return strings.Contains(l.logs.String(), `msg="config reload: waiting for 1 calls of holdtool"`)
+		return strings.Contains(l.logs.String(), `msg="config reload: waiting for 1 call of holdtool"`)
 	}, 15*time.Second, 10*time.Millisecond, "the reload says what it waits for")
 	second := make(chan string, 1)
 	go func() { text, _ := l.call("hold", map[string]any{}); second <- text }()

@@ -247,23 +247,25 @@ func TestMultiEdit(t *testing.T) {
 			many = append(many, `{"old_string":"a","new_string":"b"}`)
 		}
 		for args, want := range map[string]string{
-			`{"file_path":" ","edits":[]}`:                                    "file_path must be a non-empty string",
-			`{"file_path":"a.txt","edits":[]}`:                                "edits must be a non-empty array",
-			`{"file_path":"a.txt","edits":[` + strings.Join(many, ",") + `]}`: "edits must hold at most 100 edits",
-			`{"file_path":"a.txt","edits":[3]}`:                               "edits[0] must be an object",
-			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"},{"oldText":"a","newText":"b"}]}`: `edits[1]: unknown property "newText"; unknown property "oldText"; known properties: old_string, new_string, replace_all`,
-			`{"file_path":"a.txt","edits":[{"new_string":"b"}]}`:                                                "edits[0].old_string must be a string",
-			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":null}]}`:                              "edits[0].new_string must be a string",
-			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b","replace_all":"yes"}]}`:           "edits[0].replace_all must be a boolean",
-			`{"file_path":"a.txt","edits":[{"old_string":"","new_string":"b"}]}`:                                "edits[0].old_string must be a non-empty string",
-			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"a"}]}`:                               "edits[0]: old_string and new_string must differ",
-			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"}],"justification":"j"}`:           "invalid escalation: justification is only valid together with sandbox_permissions",
+			`{"file_path":" ","edits":[]}`:                                                            "file_path must be a non-empty string",
+			`{"file_path":"a.txt","edits":[]}`:                                                        "edits must be a non-empty array",
+			`{"file_path":"a.txt","edits":[` + strings.Join(many, ",") + `]}`:                         "edits must hold at most 100 edits",
+			`{"file_path":"a.txt","edits":[3]}`:                                                       "edits[0] must be an object",
+			`{"file_path":"a.txt","edits":[{"new_string":"b"}]}`:                                      "edits[0].old_string must be a string",
+			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":null}]}`:                    "edits[0].new_string must be a string",
+			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b","replace_all":"yes"}]}`: "edits[0].replace_all must be a boolean",
+			`{"file_path":"a.txt","edits":[{"old_string":"","new_string":"b"}]}`:                      "edits[0].old_string must be a non-empty string",
+			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"a"}]}`:                     "edits[0]: old_string and new_string must differ",
+			`{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"}],"justification":"j"}`: "invalid escalation: justification is only valid together with sandbox_permissions",
 		} {
 			res := s.Call(t.Context(), conv, "multi_edit", args)
 			assert.Equal(t, "Error: "+want, res.Text(), args)
 			assert.Empty(t, res.Code())
 		}
-		res := s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":{}}`)
+		res := s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"},{"oldText":"a","newText":"b"}]}`)
+		assert.Equal(t, `Error: invalid arguments: edits[1]: unknown property "newText"; unknown property "oldText"; known properties: old_string, new_string, replace_all`, res.Text(), "an item's unknown key is coded like a top-level one")
+		assert.Equal(t, "INVALID_ARGS", res.Code())
+		res = s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":{}}`)
 		assert.Equal(t, `Error: invalid arguments: "edits" must be an array`, res.Text())
 		assert.Equal(t, "INVALID_ARGS", res.Code())
 		res = s.Call(t.Context(), conv, "multi_edit", `{"file_path":"a.txt","edits":[{"old_string":"a","new_string":"b"}],"dry_run":"yes"}`)

@@ -15,6 +15,9 @@ import (
 // keeps is the end of a refusal of a file the server keeps for itself.
 const keeps = `": it is a file this server keeps for itself; no sandbox mode allows changing it (only the operator edits it)`
 
+// keepsRead is the end of the refusal to read a secret: nothing is changed.
+const keepsRead = `": it is a file this server keeps for itself; no sandbox mode allows reading it (only the operator reads it)`
+
 // A secret (a token file, a TLS key) is neither read nor changed by any
 // tool, by any name (a hard link too), and the search tools skip it; a
 // state directory protects what is below it; a config file is read but not
@@ -34,11 +37,11 @@ func TestProtectedFilesByKind(t *testing.T) {
 	for _, name := range []string{"token", "token-link"} {
 		p := s.W + "/" + name
 		for _, tc := range []struct{ tool, args, want string }{
-			{"read", `{"file_path":"` + name + `"}`, `cannot read "` + p + keeps},
-			{"str_replace_editor", `{"command":"view","path":"` + name + `"}`, `cannot read "` + p + keeps},
+			{"read", `{"file_path":"` + name + `"}`, `cannot read "` + p + keepsRead},
+			{"str_replace_editor", `{"command":"view","path":"` + name + `"}`, `cannot read "` + p + keepsRead},
 			{"write", `{"file_path":"` + name + `","content":"x"}`, `cannot write "` + p + keeps},
 			{"edit", `{"file_path":"` + name + `","old_string":"needle","new_string":"x"}`, `cannot edit "` + p + keeps},
-			{"grep", `{"pattern":"secret","path":"` + name + `"}`, `cannot read "` + p + keeps},
+			{"grep", `{"pattern":"secret","path":"` + name + `"}`, `cannot read "` + p + keepsRead},
 		} {
 			res := s.Call(t.Context(), conv, tc.tool, tc.args)
 			assert.Equal(t, "Error: "+tc.want, res.Text(), tc.args)

@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -80,6 +81,90 @@ func (c Config) scripts() []string {
 		}
 	}
 	return files
+}
+
+// outsideWorkspace refuses the entry when code the child runs could be
+// planted or changed through the tools: when the child's working
+// directory (Dir, on Python's module path for `-m` and `-c`, the base of
+// a shell's relative names), the program command[0] (a path, or what PATH
+// finds), or a file or directory an argument names (the argument itself
+// or the value after the first "=" of a `--flag=value`, against Dir), or
+// the directory that holds it, is the workspace or beneath it (real
+// paths). An interpreter imports from its script's directory first, so a
+// module written beside the script would run with the server's
+// privileges. Without a workspace nothing is checked. The error names
+// the key, the file and the workspace.
+func (c Config) outsideWorkspace() error {
+	ws := realPath(c.Workspace)
+	if c.Workspace == "" {
+		return nil
+	}
+	inside := func(p string) bool {
+		r := realPath(p)
+		return ws == "/" || r == ws || strings.HasPrefix(r, ws+string(filepath.Separator))
+	}
+	refuse := func(key, what, p string) error {
+		return &host.ConfigError{Plugin: "exec", Issues: []host.ConfigIssue{{Path: key, Problem: fmt.Sprintf(
+			"exec: %s %q is inside the workspace %q, where the tools could change it or plant code beside it; keep the plugin's files, and the deployment file of an exec entry, outside the workspace", what, p, c.Workspace)}}}
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) || c.Dir == "" {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(c.Dir, p)
+	}
+	dir := c.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if inside(dir) {
+		return refuse("command", "the working directory (the deployment file's directory)", dir)
+	}
+	for i, arg := range c.Command {
+		key := fmt.Sprintf("command[%d]", i)
+		names := []string{arg}
+		if _, v, ok := strings.Cut(arg, "="); ok && v != "" {
+			names = append(names, v)
+		}
+		if i == 0 && !strings.Contains(arg, "/") {
+			found, err := osexec.LookPath(arg)
+			if err != nil {
+				continue // launch reports it
+			}
+			names = []string{found}
+		}
+		for _, n := range names {
+			p := abs(n)
+			if _, err := os.Stat(p); err != nil && !(i == 0 && strings.Contains(arg, "/")) {
+				continue
+			}
+			if inside(p) {
+				return refuse(key, "the file", p)
+			}
+			if inside(filepath.Dir(p)) {
+				return refuse(key, "the directory of", p)
+			}
+		}
+	}
+	return nil
+}
+
+// realPath returns p, made absolute, with symlinks resolved as far as it
+// exists and the rest appended.
+func realPath(p string) string {
+	p, _ = filepath.Abs(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // UseDir sets Dir when unset (config.DirUser).

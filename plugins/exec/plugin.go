@@ -48,7 +48,11 @@ type entry struct {
 }
 
 func apply(ctx context.Context, s *host.Scope, cfg Config) error {
-	// The code the server runs is a deployment file: no tool changes it.
+	// The code the server runs lies outside the workspace, and is a
+	// deployment file: no tool changes it or plants code beside it.
+	if err := cfg.outsideWorkspace(); err != nil {
+		return err
+	}
 	if _, err := fsapi.Protect(s, fsapi.ProtectConfig, cfg.scripts()...); err != nil {
 		return err
 	}

@@ -154,13 +154,28 @@ func realLocation(abs string) string {
 // kind: `cannot <op> "<p>": it is a deployment file of this server; no
 // sandbox mode allows changing it (only the operator edits it)`, with `a
 // file this server keeps for itself` in place of `a deployment file of
-// this server` for ProtectState and ProtectSecret.
+// this server` for ProtectState and ProtectSecret; a "read" (only ever of
+// a secret) says `no sandbox mode allows reading it (only the operator
+// reads it)`, since nothing is changed.
 func ErrProtected(op, p string, kind ProtectKind) *Error {
 	what := "a deployment file of this server"
 	if kind != ProtectConfig {
 		what = "a file this server keeps for itself"
 	}
+	if op == "read" {
+		return cannot(CodeProtected, op, p, "it is "+what+"; no sandbox mode allows reading it (only the operator reads it)", nil)
+	}
 	return cannot(CodeProtected, op, p, "it is "+what+"; no sandbox mode allows changing it (only the operator edits it)", nil)
+}
+
+// ErrScratchName is FS_PROTECTED, the refusal of op (any change) on p,
+// whose name has the form of the provider's own scratch files (fslocal's
+// staging files and the marked copies of in-place rewrites, whose crash
+// recovery trusts them): `cannot <op> "<p>": the name is reserved for this
+// server's scratch files (staged writes and interrupted rewrites); choose
+// another name`.
+func ErrScratchName(op, p string) *Error {
+	return cannot(CodeProtected, op, p, "the name is reserved for this server's scratch files (staged writes and interrupted rewrites); choose another name", nil)
 }
 
 // Refuser is the optional capability of an fs provider that enforces the
@@ -171,7 +186,8 @@ type Refuser interface {
 	// Refuse returns the FS_PROTECTED refusal ([ErrProtected]) of op on t,
 	// or nil: a change (every op but "read") of a protected file or of
 	// anything below a protected directory, a move or delete of a
-	// directory that holds one, a read of a ProtectSecret file. The real
+	// directory that holds one, a read of a ProtectSecret file, and
+	// ([ErrScratchName]) a change of a name of the provider's scratch form. The real
 	// identity decides (real path, device and inode), never the spelling.
 	Refuse(ctx context.Context, t Target, op string) error
 }

@@ -557,9 +557,12 @@ func eachFrom(f io.ReaderAt, older, newer *io.SectionReader, from, to int64) (bo
 // lock too); "write" and "edit" already hold them. It returns t's stat
 // after the recovery (changed when a rewrite was finished); a copy that
 // cannot be applied is FS_WRITE_FAILED naming it, for read too, so a read
-// never serves bytes a killed rewrite may have torn.
+// never serves bytes a killed rewrite may have torn. A protected file
+// (one Refuse refuses to change) is never rewritten by a recovery: no tool
+// can have started a rewrite of it, so a copy beside it is not ours and
+// is left alone.
 func (p *Provider) recoverBefore(ctx context.Context, t fsapi.Target, op string, fi fs.FileInfo) (fs.FileInfo, error) {
-	if !copyPending(t.Key) {
+	if !copyPending(t.Key) || p.Refuse(ctx, t, "write") != nil {
 		return fi, nil
 	}
 	cpPath := rewriteCopy(filepath.Dir(t.Key), filepath.Base(t.Key))

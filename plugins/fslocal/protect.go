@@ -2,6 +2,7 @@ package fslocal
 
 import (
 	"context"
+	"path/filepath"
 	"syscall"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -15,9 +16,15 @@ import (
 // matched too). A change (any op but "read") of a protected file, or of
 // anything below a protected directory, is refused, and so is a move or
 // delete of a directory that holds one; a read only of a ProtectSecret
-// file. Without a set, or with none of the kinds op cares about, it costs
-// nothing; otherwise one stat of t.
+// file. A change of a file whose real name has the form of the provider's
+// scratch files (IsScratchName) is refused too ([fsapi.ErrScratchName]),
+// so no tool can forge the marked copy a crash recovery applies. Without a
+// set, or with none of the kinds op cares about, it costs nothing more;
+// otherwise one stat of t.
 func (p *Provider) Refuse(_ context.Context, t fsapi.Target, op string) error {
+	if err := refuseScratch(t, op); err != nil {
+		return err
+	}
 	files := p.protectedFiles(op)
 	if len(files) == 0 {
 		return nil
@@ -50,6 +57,15 @@ func (p *Provider) protectedFiles(op string) []fsapi.ProtectedFile {
 	return out
 }
 
+// refuseScratch is the refusal of a change (any op but "read") of t when
+// its real name has the form of the provider's scratch files.
+func refuseScratch(t fsapi.Target, op string) error {
+	if op != "read" && IsScratchName(filepath.Base(t.Key)) {
+		return fsapi.ErrScratchName(op, t.DisplayPath)
+	}
+	return nil
+}
+
 // fileID is a file's identity: its device and inode.
 type fileID struct{ dev, ino uint64 }
 
@@ -75,6 +91,9 @@ func refusal(files []fsapi.ProtectedFile, t fsapi.Target, op string, id *fileID)
 // refuseOpened is Refuse for a file already open for op, whose identity
 // is id: no stat is made.
 func (p *Provider) refuseOpened(t fsapi.Target, op string, id fileID) error {
+	if err := refuseScratch(t, op); err != nil {
+		return err
+	}
 	files := p.protectedFiles(op)
 	if len(files) == 0 {
 		return nil

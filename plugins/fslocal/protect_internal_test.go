@@ -32,8 +32,8 @@ func TestRefusalRules(t *testing.T) {
 		{"/w", "delete", nil, `cannot delete "/w": it is a file this server keeps for itself; no sandbox mode allows changing it (only the operator edits it)`},
 		{"/w/tls", "move", nil, `cannot move "/w/tls": it is a file this server keeps for itself; no sandbox mode allows changing it (only the operator edits it)`},
 		{"/w/tls", "write", nil, ""},
-		{"/w/tls/key.pem", "read", nil, `cannot read "/w/tls/key.pem": it is a file this server keeps for itself; no sandbox mode allows changing it (only the operator edits it)`},
-		{"/w/copy.pem", "read", &fileID{1, 20}, `cannot read "/w/copy.pem": it is a file this server keeps for itself; no sandbox mode allows changing it (only the operator edits it)`},
+		{"/w/tls/key.pem", "read", nil, `cannot read "/w/tls/key.pem": it is a file this server keeps for itself; no sandbox mode allows reading it (only the operator reads it)`},
+		{"/w/copy.pem", "read", &fileID{1, 20}, `cannot read "/w/copy.pem": it is a file this server keeps for itself; no sandbox mode allows reading it (only the operator reads it)`},
 	} {
 		fs := files
 		if tc.op == "read" {

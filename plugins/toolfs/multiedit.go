@@ -126,8 +126,10 @@ var editKeys = []string{"old_string", "new_string", "replace_all"}
 // registry) and returns the edits; the first failing check, in array
 // order, is the error: `edits must be a non-empty array`, `edits must hold
 // at most 100 edits`, then for edit i `edits[<i>] must be an object`,
-// `edits[<i>]: unknown property "<k>"` (every unknown key, in byte order)
-// and `; known properties: old_string, new_string, replace_all`,
+// `invalid arguments: edits[<i>]: unknown property "<k>"` (every unknown
+// key, in byte order) and `; known properties: old_string, new_string,
+// replace_all` (the registry's INVALID_ARGS, [tools.ErrInvalidArgs], as
+// for an unknown top-level key),
 // `edits[<i>].old_string must be a string`, `edits[<i>].new_string must be
 // a string`, `edits[<i>].replace_all must be a boolean`,
 // `edits[<i>].old_string must be a non-empty string`, `edits[<i>]:
@@ -155,7 +157,7 @@ func editsArgument(args tools.Args) ([]fsapi.EditRequest, error) {
 		}
 		if len(unknown) > 0 {
 			slices.Sort(unknown)
-			return nil, errors.New(at + ": " + strings.Join(unknown, "; ") + "; known properties: " + strings.Join(editKeys, ", "))
+			return nil, tools.ErrInvalidArgs(at + ": " + strings.Join(unknown, "; ") + "; known properties: " + strings.Join(editKeys, ", "))
 		}
 		oldString, ok := obj["old_string"].(string)
 		if !ok {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -253,11 +252,11 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	}
 	decoded, err := decodeArgs(raw)
 	if err != nil {
-		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: arguments are not valid JSON: " + err.Error()})
+		return failure(ErrInvalidArgs("arguments are not valid JSON: " + err.Error()))
 	}
 	args, violations := e.params.validate(decoded, e.tool.ExtraKeys)
 	if len(violations) > 0 {
-		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: " + strings.Join(violations, "; ")})
+		return failure(ErrInvalidArgs(violations...))
 	}
 	x := Exec{Tool: name}
 	if exec != nil {

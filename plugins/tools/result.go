@@ -167,6 +167,14 @@ func (e *Error) ErrorName() string { return e.Name }
 // ErrorCode returns the code, e.g. "INVALID_ARGS".
 func (e *Error) ErrorCode() string { return e.Code }
 
+// ErrInvalidArgs is the registry's ToolArgsError/INVALID_ARGS of
+// violations: `invalid arguments: <v1>; <v2>` (contract §5.2). A tool
+// raises it for a violation inside an argument that the input schema
+// cannot express, such as an unknown key of a multi_edit item.
+func ErrInvalidArgs(violations ...string) *Error {
+	return &Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: " + strings.Join(violations, "; ")}
+}
+
 // failure builds the failure result of err (contract §5.2 step 8).
 func failure(err error) Result {
 	f := &Failure{Message: err.Error()}
