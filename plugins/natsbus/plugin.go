@@ -75,7 +75,8 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 			return err
 		}
 	}
-	if _, err := wire.Join(s, wire.Entry{Intents: cfg.Guards, Guard: b.guard, State: b.State}); err != nil {
+	if _, err := wire.Join(s, wire.Entry{Intents: cfg.Guards, Guard: b.guard, State: b.State,
+		Timeout: cfg.Timeout, OnFailure: cfg.OnFailure}); err != nil {
 		return err
 	}
 	if b.trail != nil {
