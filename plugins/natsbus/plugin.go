@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/events/wire"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -65,7 +64,14 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 			return "", false
 		}}
 	if cfg.Audit != nil {
-		b.trail = newTrail(cfg.Queue, b.log, source(b.host, ws), b.publish)
+		tr, err := trailFor(s, cfg.Queue, b.log, &b.codec)
+		if err != nil {
+			return err
+		}
+		tr.attach(source(b.host, ws), b.publish)
+		b.trail = tr
+	} else {
+		dropTrail(s.Instance(), "audit is off in the entry's config")
 	}
 	if err := b.start(ctx, s, ws); err != nil {
 		return b.inert(s, err)
@@ -78,14 +84,6 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 	if _, err := wire.Join(s, wire.Entry{Intents: cfg.Guards, Guard: b.guard, State: b.State,
 		Timeout: cfg.Timeout, OnFailure: cfg.OnFailure}); err != nil {
 		return err
-	}
-	if b.trail != nil {
-		if _, err := events.FSObserved.On(s, b.observed); err != nil {
-			return err
-		}
-		if _, err := events.ConversationClosed.On(s, b.closed); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -211,6 +209,8 @@ func (b *bus) inert(s *host.Scope, err error) error {
 	}
 	b.log.Warn("natsbus is not running; its entry is ACTIVE without guards or audit (onFailure: allow)", "err", err)
 	b.down = "failed: " + err.Error()
+	dropTrail(s.Instance(), "the entry is not running: "+err.Error())
+	b.trail = nil
 	_, jerr := wire.Join(s, wire.Entry{State: b.State})
 	return jerr
 }
@@ -241,18 +241,6 @@ func (b *bus) State() wire.State {
 		dropped = b.trail.q.Dropped()
 	}
 	return wire.State{Process: st, Dropped: dropped}
-}
-
-// observed queues an fs/observed for the trail; it never blocks or fails.
-func (b *bus) observed(_ context.Context, o events.Observation) error {
-	b.trail.push(b.codec.Observed(o))
-	return nil
-}
-
-// closed queues a conversation/closed for the trail.
-func (b *bus) closed(_ context.Context, id string) error {
-	b.trail.push(wire.Closed{Conversation: id})
-	return nil
 }
 
 // realWorkspace returns the workspace's real path (the working directory

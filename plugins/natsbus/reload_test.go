@@ -83,3 +83,50 @@ func TestAReloadNeverLetsAnIntentPassTheGuardUnasked(t *testing.T) {
 	assert.Empty(t, ok, "writes that passed a deny-all guard during a reload")
 	assert.Positive(t, asked.Load())
 }
+
+// A reload of the entry while writes run, with a guard that allows and
+// records: every successful write was asked of the guard, and is in the
+// trail exactly once (the old activation's queue is handed over).
+func TestAReloadAsksTheGuardAboutAndAuditsEverySuccessfulWrite(t *testing.T) {
+	srv := natsServer(t, t.TempDir(), -1)
+	nc := client(t, srv.ClientURL())
+	var mu sync.Mutex
+	asked := map[string]bool{}
+	answer(t, nc, func(_ *nats.Msg, in wire.Intent) any {
+		mu.Lock()
+		asked[*in.Target.Rel] = true
+		mu.Unlock()
+		return wire.Decision{Decision: "next"}
+	})
+	s := stacktest.New(t, stacktest.Options{})
+	raw := map[string]any{"url": srv.ClientURL(), "guards": []any{"fs/write-intent"}, "timeout": "2s",
+		"audit": map[string]any{}}
+	ok := reloadWhileWriting(t, s, raw, withTimeouts(raw, "3s", "4s", "5s", "6s"), 4)
+	require.NotEmpty(t, ok)
+	mu.Lock()
+	var unasked []string
+	for _, p := range ok {
+		if !asked[p] {
+			unasked = append(unasked, p)
+		}
+	}
+	mu.Unlock()
+	assert.Empty(t, unasked, "successful writes the guard was never asked about")
+
+	got := map[string]int{}
+	for _, ev := range trail(t, nc, "DSH_AUDIT", len(ok)) {
+		got[ev.Subject]++
+	}
+	var missing, twice []string
+	for _, p := range ok {
+		switch got[p] {
+		case 0:
+			missing = append(missing, p)
+		case 1:
+		default:
+			twice = append(twice, p)
+		}
+	}
+	assert.Empty(t, missing, "successful writes missing from the trail")
+	assert.Empty(t, twice, "successful writes in the trail more than once")
+}
