@@ -34,7 +34,10 @@ type Config struct {
 	// 0600 file `token` of DataDir. Only with Embedded. Default: no port.
 	Listen string `json:"listen"`
 	// DataDir is the embedded server's JetStream directory; it must be
-	// outside the workspace. Only with Embedded. Default:
+	// outside the workspace. It is made (mode 0700) when absent; an
+	// existing one is used only when no other user may write it and it
+	// is empty or a natsbus data directory (Marker, or jetstream/), and
+	// its mode is never changed. Only with Embedded. Default:
 	// $XDG_STATE_HOME/dshhost/natsbus/<sha256 of the workspace's real
 	// path> (~/.local/state when XDG_STATE_HOME is unset).
 	DataDir string `json:"dataDir"`
