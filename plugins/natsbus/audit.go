@@ -5,8 +5,10 @@ package natsbus
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -345,24 +347,36 @@ func (b *bus) publish(ctx context.Context, ev *event) error {
 	return err
 }
 
-// checkStream makes sure the audit stream exists on connection conn; a
-// failure is logged (publishing goes on: the stream may exist where this
-// server may not look).
+// checkStream makes sure the audit stream exists on connection conn. A
+// stream that is absent and cannot be created is logged as an error (an
+// *absentStream: start fails the entry on it under block); another
+// failure is a warning, and publishing goes on (the stream may exist
+// where this server may not look). The last failure is in State.
 func (b *bus) checkStream(ctx context.Context, conn uint64) error {
 	name := b.cfg.Audit.stream()
 	err := b.ensureStream(ctx, name)
-	if ctx.Err() != nil {
+	var absent *absentStream
+	isAbsent := errors.As(err, &absent)
+	if ctx.Err() != nil && !isAbsent {
 		return err // ask again next time
 	}
-	b.mu.Lock()
-	say := err != nil && err.Error() != b.streamErr // each new error once
-	b.streamErr = ""
+	msg := ""
 	if err != nil {
-		b.streamErr = err.Error()
+		msg = err.Error()
+		if !isAbsent {
+			msg = "the audit stream " + name + " cannot be checked: " + msg
+		}
 	}
+	b.mu.Lock()
+	say := msg != "" && msg != b.streamErr // each new error once
+	b.streamErr = msg
 	b.mu.Unlock()
-	if say {
-		b.log.Warn("the audit stream cannot be checked or created; publishing anyway", "stream", name, "err", err)
+	switch {
+	case say && isAbsent:
+		b.log.Error("the audit stream does not exist and cannot be created; audit events wait for it", "stream", name, "err", absent.err,
+			"onFailure", string(b.cfg.OnFailure))
+	case say:
+		b.log.Warn("the audit stream cannot be checked; publishing anyway", "stream", name, "err", err)
 	}
 	b.streamFor.Store(conn)
 	return err
@@ -412,5 +426,25 @@ func (b *bus) ensureStream(ctx context.Context, name string) error {
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return nil // another server created it meanwhile
 	}
-	return err
+	if err != nil {
+		if last := b.nc.LastError(); last != nil && strings.Contains(last.Error(), "Permissions Violation") {
+			err = last // what the server said, rather than the request's timeout
+		}
+		return &absentStream{name: name, err: err}
+	}
+	return nil
 }
+
+// absentStream is the error of an audit stream that does not exist and
+// that this server could not create: every event would wait in vain.
+type absentStream struct {
+	name string
+	err  error
+}
+
+func (e *absentStream) Error() string {
+	return fmt.Sprintf("the audit stream %s does not exist and this server could not create it (%v); "+
+		"create it as the operator (docs/fleet.md) or let this server's user create it", e.name, e.err)
+}
+
+func (e *absentStream) Unwrap() error { return e.err }

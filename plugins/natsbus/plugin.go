@@ -49,7 +49,7 @@ type bus struct {
 	// streamFor is the connection (reconnect count + 1) for which the
 	// audit stream was last checked; 0 makes the next publish check it.
 	streamFor atomic.Uint64
-	streamErr string // the last error checkStream logged (under mu)
+	streamErr string // the last failure checkStream logged, "" when the stream is there (under mu)
 	down      string // set when the entry is inert: why it does nothing
 }
 
@@ -165,8 +165,12 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 	case nats.CONNECTED:
 		if b.cfg.Audit != nil {
 			sctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
-			_ = b.checkStream(sctx, nc.Stats().Reconnects+1)
+			err := b.checkStream(sctx, nc.Stats().Reconnects+1)
 			cancel()
+			var absent *absentStream
+			if errors.As(err, &absent) && b.cfg.OnFailure == wire.Block {
+				return err // under allow the entry runs, and `dshhost plugins` says it
+			}
 		}
 	case nats.CLOSED:
 		return fmt.Errorf("%s refused the connection: %v", b.where, nc.LastError())
@@ -234,6 +238,11 @@ func (b *bus) State() wire.State {
 		}
 	}
 	var dropped uint64
+	b.mu.Lock()
+	if b.streamErr != "" {
+		st += "; " + b.streamErr
+	}
+	b.mu.Unlock()
 	if b.trail != nil {
 		if n := b.trail.waiting(); n > 0 {
 			st += fmt.Sprintf(", %d audit events waiting", n)
