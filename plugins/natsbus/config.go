@@ -5,9 +5,11 @@ package natsbus
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dsh-go/dsh/events"
@@ -137,6 +139,34 @@ var (
 	streamName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,255}$`)
 )
 
+// urlSchemes are the schemes nats.go connects with.
+var urlSchemes = []string{"nats", "tls", "ws", "wss"}
+
+// checkURL returns what is wrong with one server URL of url ("" when
+// nothing): it must be <scheme>://host[:port], the scheme one of
+// urlSchemes, the port from 1 to 65535. The problem shows the URL without
+// its password.
+func checkURL(s string) string {
+	u, err := url.Parse(s)
+	shown := strconv.Quote(redact(s))
+	switch {
+	case s == "":
+		return "an empty server in the list: give nats://host:4222, or several joined by commas"
+	case err != nil || u.Host == "" || !slices.Contains(urlSchemes, u.Scheme):
+		return fmt.Sprintf("must be a server URL such as nats://host:4222 (nats, tls, ws or wss), not %s", shown)
+	case u.Hostname() == "":
+		return fmt.Sprintf("the server URL %s has no host", shown)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("the port of %s must be a number from 1 to 65535, not %q", shown, p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return fmt.Sprintf("the server URL %s has an empty port", shown)
+	}
+	return ""
+}
+
 // Validate checks every key before apply; each problem is reported at its
 // key path, e.g. `url: natsbus: give url (nats://host:4222) or embedded:
 // true`.
@@ -150,6 +180,12 @@ func (c Config) Validate() error {
 		add("url", "give url (nats://host:4222) or embedded: true")
 	case c.URL != "" && c.Embedded:
 		add("embedded", "url and embedded: true exclude each other: connect to a NATS system or run one in the process")
+	case c.URL != "":
+		for _, u := range strings.Split(c.URL, ",") {
+			if problem := checkURL(strings.TrimSpace(u)); problem != "" {
+				add("url", problem)
+			}
+		}
 	}
 	if !c.Embedded {
 		if c.Listen != "" {

@@ -23,6 +23,13 @@ func TestTheConfigIsCheckedKeyByKey(t *testing.T) {
 		want string
 	}{
 		{map[string]any{}, "url: natsbus: give url (nats://host:4222) or embedded: true"},
+		{map[string]any{"url": "notaurl"}, `url: natsbus: must be a server URL such as nats://host:4222 (nats, tls, ws or wss), not "notaurl"`},
+		{map[string]any{"url": "127.0.0.1:4222"}, `url: natsbus: must be a server URL such as nats://host:4222`},
+		{map[string]any{"url": "http://x:4222"}, `not "http://x:4222"`},
+		{map[string]any{"url": "nats://host:99999"}, `url: natsbus: the port of "nats://host:99999" must be a number from 1 to 65535, not "99999"`},
+		{map[string]any{"url": "nats://u:secret@host:0"}, `url: natsbus: the port of "nats://u:xxxxx@host:0" must be a number`},
+		{map[string]any{"url": "nats://a:4222,,nats://b:4222"}, "url: natsbus: an empty server in the list"},
+		{map[string]any{"url": "nats://:4222"}, `url: natsbus: the server URL "nats://:4222" has no host`},
 		{map[string]any{"url": "nats://x", "embedded": true}, "embedded: natsbus: url and embedded: true exclude each other"},
 		{map[string]any{"url": "nats://x", "listen": "127.0.0.1:4222"}, "listen: natsbus: only the embedded server listens"},
 		{map[string]any{"url": "nats://x", "dataDir": "/tmp/x"}, "dataDir: natsbus: only the embedded server has a data directory"},
@@ -42,6 +49,10 @@ func TestTheConfigIsCheckedKeyByKey(t *testing.T) {
 	for _, c := range cases {
 		_, err := config.Decode(natsbus.Plugin, c.raw)
 		assert.ErrorContains(t, err, c.want, "%v", c.raw)
+	}
+	for _, ok := range []string{"nats://x", "nats://u:p@nats-1.example:4222, tls://nats-2.example:4443", "wss://[::1]:443", "nats://tok@host"} {
+		_, err := config.Decode(natsbus.Plugin, map[string]any{"url": ok})
+		assert.NoError(t, err, ok)
 	}
 	cfg, err := config.Decode(natsbus.Plugin, map[string]any{"url": "nats://x", "audit": map[string]any{}})
 	require.NoError(t, err)
