@@ -3,6 +3,7 @@
 package natsbus
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/url"
@@ -93,6 +94,31 @@ type Audit struct {
 	// Replicas is a created stream's replica count in a cluster (1 to 5).
 	// Default 1.
 	Replicas int `json:"replicas"`
+}
+
+// MarshalJSON writes the file form of the keys (`dshhost config`):
+// durations as strings such as "2s", which load back, and url without its
+// passwords and tokens, as `dshhost plugins` shows it (the printed
+// deployment takes the real one from DSH_NATSBUS_URL again).
+func (c Config) MarshalJSON() ([]byte, error) {
+	type keys Config // without this method
+	return json.Marshal(struct {
+		keys
+		URL     string `json:"url"`
+		Timeout string `json:"timeout"`
+	}{keys: keys(c), URL: redact(c.URL), Timeout: c.Timeout.String()})
+}
+
+// MarshalJSON writes the file form of the audit keys: maxAge as a
+// duration string, the stream's name and replicas as they take effect.
+func (a Audit) MarshalJSON() ([]byte, error) {
+	type keys Audit // without this method
+	k := keys(a)
+	k.Stream, k.Replicas = a.stream(), max(a.Replicas, 1)
+	return json.Marshal(struct {
+		keys
+		MaxAge string `json:"maxAge"`
+	}{keys: k, MaxAge: a.MaxAge.String()})
 }
 
 // DefaultStream is the audit stream's default name.

@@ -3,6 +3,7 @@
 package natsbus_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,4 +86,33 @@ func TestTheExampleDeploymentLoads(t *testing.T) {
 		}
 	}
 	assert.True(t, found)
+}
+
+// `dshhost config` prints the keys in their file form: durations as
+// strings that load back, the url without its password or token.
+func TestTheConfigPrintsWithoutSecrets(t *testing.T) {
+	for url, shown := range map[string]string{
+		"nats://build-7:s3cret@nats-1.example:4222,nats://build-7:s3cret@nats-2.example:4222": "nats://build-7:xxxxx@nats-1.example:4222,nats://build-7:xxxxx@nats-2.example:4222",
+		"nats://s3cret@nats-1.example:4222":                                                   "nats://xxxxx@nats-1.example:4222",
+		"nats://nats-1.example:4222":                                                          "nats://nats-1.example:4222",
+	} {
+		cfg, err := config.Decode(natsbus.Plugin, map[string]any{"url": url, "timeout": "750ms",
+			"audit": map[string]any{"maxAge": "720h"}})
+		require.NoError(t, err)
+		out, err := json.Marshal(cfg)
+		require.NoError(t, err)
+		assert.NotContains(t, string(out), "s3cret")
+		var keys map[string]any
+		require.NoError(t, json.Unmarshal(out, &keys))
+		assert.Equal(t, shown, keys["url"])
+		assert.Equal(t, "750ms", keys["timeout"])
+		assert.Equal(t, "720h0m0s", keys["audit"].(map[string]any)["maxAge"])
+		back, err := config.Decode(natsbus.Plugin, keys)
+		require.NoError(t, err, "the printed form loads back")
+		want := cfg.(natsbus.Config)
+		want.URL = shown
+		want.Audit.Stream, want.Audit.Replicas = "DSH_AUDIT", 1 // the defaults, printed as they take effect
+		assert.Equal(t, "DSH_AUDIT", keys["audit"].(map[string]any)["stream"])
+		assert.Equal(t, want, back.(natsbus.Config))
+	}
 }
