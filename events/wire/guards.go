@@ -87,7 +87,9 @@ var (
 // is ACTIVE again without having joined: an intent meanwhile (a restart, a
 // config reload) waits for the next activation's entry and asks it, within
 // e.Timeout, or fails per e.OnFailure. So no intent passes an entry
-// unasked while it is swapped. The Disposer takes e out early, at once.
+// unasked while it is swapped. The Disposer takes e out early, at once;
+// called by an apply that then fails (its instance LOADING), it holds the
+// place as the scope's end does.
 func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	h := s.Host()
 	sl := &slot{inst: s.Instance(), e: e, log: s.Logger(),
@@ -116,7 +118,7 @@ func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	d, err := s.Effect("wire.Join", func(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
-		if early.Load() {
+		if early.Load() && sl.inst.State() != host.StateLoading {
 			t.remove(ctx, h, func(x *slot) bool { return x == sl })
 			return nil
 		}

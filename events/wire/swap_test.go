@@ -24,6 +24,9 @@ type gatedConfig struct {
 	Gate      chan struct{} `json:"-"`
 	OnFailure wire.OnFailure
 	Fail      bool
+	// UndoAndFail joins, takes the entry out again and fails, as an
+	// apply that fails half-way undoes what it made.
+	UndoAndFail bool
 }
 
 // gatedPlugin is a carrier whose guard denies every write, naming the
@@ -40,11 +43,15 @@ func gatedPlugin() *host.Plugin {
 		if c.Fail {
 			return errors.New("cannot start")
 		}
-		_, err := wire.Join(s, wire.Entry{Intents: []string{events.FSWriteIntent.Name()},
+		undo, err := wire.Join(s, wire.Entry{Intents: []string{events.FSWriteIntent.Name()},
 			Timeout: time.Second, OnFailure: c.OnFailure,
 			Guard: func(context.Context, string, events.IntentRequest) error {
 				return wire.NewDenied("g", "denied by activation "+string(rune('0'+c.Gen)), "")
 			}})
+		if err == nil && c.UndoAndFail {
+			_ = undo(ctx)
+			return errors.New("failed half-way")
+		}
 		return err
 	})
 }
@@ -116,6 +123,13 @@ func TestAnIntentDuringARestartWaitsForTheNextActivationAndNeverPassesUnasked(t 
 		require.ErrorAs(t, err, &u)
 		assert.Contains(t, u.Cause, "the entry failed: ")
 		assert.Zero(t, time.Since(start), "no wait for a FAILED entry")
+
+		// An apply that joins, undoes and fails leaves the place held too.
+		_ = g.Update(ctx, gatedConfig{Gen: 5, UndoAndFail: true})
+		require.Equal(t, host.StateFailed, g.State())
+		_, err = dispatch(h, "write")
+		require.ErrorAs(t, err, &u)
+		assert.Contains(t, u.Cause, "failed half-way")
 
 		// Disposed for good: the entry is no longer asked.
 		require.NoError(t, g.Dispose(ctx))

@@ -28,16 +28,15 @@ type owned struct {
 	off []host.Disposer
 }
 
-// trailFor returns the trail of s's instance, made (with its listeners)
-// by its first activation with audit, and resized to max; codec becomes
-// the one its listeners encode observations with. It lasts until the
+// trailFor returns the trail of s's instance, made (with its listeners,
+// logging to log) by its first activation with audit, and resized to max;
+// codec becomes the one its listeners encode observations with. It lasts until the
 // instance is DISPOSED or an activation without audit (dropTrail).
 func trailFor(s *host.Scope, max int, log *slog.Logger, codec *wire.Codec) (*trail, error) {
 	inst, h := s.Instance(), s.Host()
 	trailsMu.Lock()
 	defer trailsMu.Unlock()
 	if o := trails[inst]; o != nil {
-		o.t.log = log
 		if n := o.t.q.Resize(max); n > 0 {
 			log.Warn("the audit queue was made smaller; its oldest events were dropped", "dropped", n)
 		}
