@@ -2,9 +2,12 @@ package wire
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
@@ -24,6 +27,13 @@ type Entry struct {
 	Guard func(ctx context.Context, event string, req events.IntentRequest) error
 	// State describes the entry now, for `dshhost plugins`.
 	State func() State
+	// Timeout and OnFailure decide an intent that comes while the entry
+	// is between two activations (a restart, a config reload): it waits
+	// up to Timeout for the next activation's Guard and asks it; when none
+	// joins in time, or the instance FAILED, OnFailure applies (the zero
+	// value blocks).
+	Timeout   time.Duration
+	OnFailure OnFailure
 }
 
 // State is what `dshhost plugins` shows of a carrier entry.
@@ -40,13 +50,21 @@ type State struct {
 type slot struct {
 	inst         *host.Instance
 	e            Entry
+	log          *slog.Logger
 	write, edits bool
+	// held is non-nil while the slot holds the place of an activation
+	// that ended: it is closed when the slot is replaced or removed.
+	held chan struct{}
 }
+
+// asks reports whether the slot's guard is asked about edits (edit) or
+// writes.
+func (sl *slot) asks(edit bool) bool { return (edit && sl.edits) || (!edit && sl.write) }
 
 // table is one host's ordered list of carrier entries. The list is copy-on-
 // write (dispatch loads it without a lock); listeners are the disposers of
-// the two listeners prepended on the host's root scope while the list is
-// not empty.
+// the two listeners prepended on the host's root scope and of the status
+// hook, while the list is not empty.
 type table struct {
 	list      atomic.Pointer[[]*slot]
 	listeners []host.Disposer
@@ -63,46 +81,117 @@ var (
 // mount order (a deployment's entries are mounted in file order), until s
 // ends. The first entry of a host prepends one listener on fs/write-intent
 // and one on fs/edit-intent (on the host's root scope, so that they outlive
-// any one entry); the last to leave removes them. An entry that restarts
-// leaves and joins again at the same place, since its instance keeps its
-// mount position. The Disposer takes e out early.
+// any one entry); the last to leave removes them.
+//
+// When s ends, the entry keeps its place until its instance is DISPOSED or
+// is ACTIVE again without having joined: an intent meanwhile (a restart, a
+// config reload) waits for the next activation's entry and asks it, within
+// e.Timeout, or fails per e.OnFailure. So no intent passes an entry
+// unasked while it is swapped. The Disposer takes e out early, at once;
+// called by an apply that then fails (its instance LOADING), it holds the
+// place as the scope's end does.
 func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	h := s.Host()
-	sl := &slot{inst: s.Instance(), e: e,
+	sl := &slot{inst: s.Instance(), e: e, log: s.Logger(),
 		write: slices.Contains(e.Intents, events.FSWriteIntent.Name()),
 		edits: slices.Contains(e.Intents, events.FSEditIntent.Name())}
 	mu.Lock()
 	t := tables[h]
 	if t == nil {
 		t = &table{}
-		if err := t.listen(h.Root()); err != nil {
+		if err := t.listen(h); err != nil {
 			mu.Unlock()
 			return nil, err
 		}
 		tables[h] = t
 	}
-	t.store(h, append(t.load(), sl))
+	list := slices.Clone(t.load())
+	if i := slices.IndexFunc(list, func(x *slot) bool { return x.inst == sl.inst && x.held != nil }); i >= 0 {
+		close(list[i].held)
+		list[i] = sl
+	} else {
+		list = append(list, sl)
+	}
+	t.store(h, list)
 	mu.Unlock()
+	var early atomic.Bool
 	d, err := s.Effect("wire.Join", func(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
-		rest := slices.DeleteFunc(slices.Clone(t.load()), func(x *slot) bool { return x == sl })
-		t.store(h, rest)
-		if len(rest) == 0 && tables[h] == t {
-			delete(tables, h)
-			for _, d := range t.listeners {
-				_ = d(ctx)
-			}
+		if early.Load() && sl.inst.State() != host.StateLoading {
+			t.remove(ctx, h, func(x *slot) bool { return x == sl })
+			return nil
+		}
+		list := slices.Clone(t.load())
+		if i := slices.Index(list, sl); i >= 0 {
+			list[i] = &slot{inst: sl.inst, e: sl.e, log: sl.log, write: sl.write, edits: sl.edits, held: make(chan struct{})}
+			t.store(h, list)
 		}
 		return nil
 	})
 	if err != nil { // s ended meanwhile: undo at once
 		mu.Lock()
-		rest := slices.DeleteFunc(slices.Clone(t.load()), func(x *slot) bool { return x == sl })
-		t.store(h, rest)
+		t.remove(context.Background(), h, func(x *slot) bool { return x == sl })
 		mu.Unlock()
+		return nil, err
 	}
-	return d, err
+	return func(ctx context.Context) error {
+		early.Store(true)
+		return d(ctx)
+	}, nil
+}
+
+// remove takes the slots that match out of the list (closing the held
+// ones) and, when the list is then empty, the table's listeners. mu is
+// held.
+func (t *table) remove(ctx context.Context, h *host.Host, match func(*slot) bool) {
+	rest := slices.DeleteFunc(slices.Clone(t.load()), func(x *slot) bool {
+		if match(x) {
+			if x.held != nil {
+				close(x.held)
+			}
+			return true
+		}
+		return false
+	})
+	t.store(h, rest)
+	if len(rest) == 0 && tables[h] == t {
+		delete(tables, h)
+		for _, d := range t.listeners {
+			_ = d(ctx)
+		}
+		t.listeners = nil
+	}
+}
+
+// settle follows inst's transitions for its held slot: DISPOSED, or ACTIVE
+// without a new entry, takes it out; FAILED wakes the intents waiting on
+// it, which then fail at once.
+func (t *table) settle(h *host.Host, inst *host.Instance, st host.State) {
+	if st != host.StateDisposed && st != host.StateActive && st != host.StateFailed {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tables[h] != t {
+		return
+	}
+	isHeld := func(x *slot) bool { return x.inst == inst && x.held != nil }
+	if !slices.ContainsFunc(t.load(), isHeld) {
+		return
+	}
+	if st != host.StateFailed {
+		t.remove(context.Background(), h, isHeld)
+		return
+	}
+	list := slices.Clone(t.load())
+	for i, x := range list {
+		if isHeld(x) {
+			close(x.held)
+			list[i] = &slot{inst: x.inst, e: x.e, log: x.log, write: x.write, edits: x.edits, held: make(chan struct{})}
+		}
+	}
+	t.store(h, list)
 }
 
 func (t *table) load() []*slot {
@@ -124,8 +213,10 @@ func (t *table) store(h *host.Host, list []*slot) {
 	t.list.Store(&list)
 }
 
-// listen prepends the table's two listeners on root.
-func (t *table) listen(root *host.Scope) error {
+// listen prepends the table's two listeners on h's root scope and
+// follows h's transitions (settle).
+func (t *table) listen(h *host.Host) error {
+	root := h.Root()
 	dw, err := events.FSWriteIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
 		if err := t.guard(ctx, events.FSWriteIntent.Name(), req, false); err != nil {
 			return nil, err
@@ -145,7 +236,8 @@ func (t *table) listen(root *host.Scope) error {
 		_ = dw(context.Background())
 		return err
 	}
-	t.listeners = []host.Disposer{dw, de}
+	ds := h.OnStatus(func(inst *host.Instance, _, st host.State) { t.settle(h, inst, st) })
+	t.listeners = []host.Disposer{dw, de, ds}
 	return nil
 }
 
@@ -153,14 +245,46 @@ func (t *table) listen(root *host.Scope) error {
 // the first error ends the chain.
 func (t *table) guard(ctx context.Context, event string, req events.IntentRequest, edit bool) error {
 	for _, sl := range t.load() {
-		if (edit && !sl.edits) || (!edit && !sl.write) {
+		if !sl.asks(edit) {
 			continue
 		}
-		if err := sl.e.Guard(ctx, event, req); err != nil {
+		if err := t.ask(ctx, sl, event, req, edit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ask asks sl's guard about event; a held slot waits, within its
+// Timeout, for its instance's next entry and asks that one.
+func (t *table) ask(ctx context.Context, sl *slot, event string, req events.IntentRequest, edit bool) error {
+	if sl.held == nil {
+		return sl.e.Guard(ctx, event, req)
+	}
+	timer := time.NewTimer(sl.e.Timeout)
+	defer timer.Stop()
+	for sl.held != nil {
+		if st := sl.inst.State(); st == host.StateFailed {
+			return sl.e.OnFailure.Fail(sl.log, sl.inst.ID(), event, fmt.Sprintf("the entry failed: %v", sl.inst.Err()))
+		}
+		select {
+		case <-sl.held:
+		case <-timer.C:
+			return sl.e.OnFailure.Fail(sl.log, sl.inst.ID(), event,
+				fmt.Sprintf("the entry is restarting and did not take intents again within %s", sl.e.Timeout))
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		list := t.load()
+		i := slices.IndexFunc(list, func(x *slot) bool { return x.inst == sl.inst })
+		if i < 0 {
+			return nil // the entry is gone: it is no longer asked
+		}
+		if sl = list[i]; !sl.asks(edit) {
+			return nil
+		}
+	}
+	return sl.e.Guard(ctx, event, req)
 }
 
 // States returns the state of every carrier entry of h, by instance id.
@@ -173,7 +297,10 @@ func States(h *host.Host) map[string]State {
 		return out
 	}
 	for _, sl := range t.load() {
-		if sl.e.State != nil {
+		switch {
+		case sl.held != nil:
+			out[sl.inst.ID()] = State{Process: "restarting (" + sl.inst.State().String() + ")"}
+		case sl.e.State != nil:
 			out[sl.inst.ID()] = sl.e.State()
 		}
 	}

@@ -81,6 +81,24 @@ func (q *Queue[T]) Take() []T {
 	return out
 }
 
+// Resize makes the queue hold at most bound items (bound ≥ 1), keeping the
+// newest; it returns how many it dropped, which are counted.
+func (q *Queue[T]) Resize(bound int) (dropped int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if bound == len(q.items) {
+		return 0
+	}
+	items := make([]T, bound)
+	dropped = max(0, q.n-bound)
+	for i := range q.n - dropped {
+		items[i] = q.items[(q.head+dropped+i)%len(q.items)]
+	}
+	q.items, q.head, q.n = items, 0, q.n-dropped
+	q.dropped += uint64(dropped)
+	return dropped
+}
+
 // Len returns how many items wait.
 func (q *Queue[T]) Len() int {
 	q.mu.Lock()

@@ -61,3 +61,23 @@ func TestDropsAreReportedAtMostOnceAMinute(t *testing.T) {
 	n, _, ok = q.DropsToReport(t0.Add(time.Minute+time.Second), true)
 	assert.Equal(t, []any{uint64(1), true}, []any{n, ok}, "the final report says the rest")
 }
+
+func TestResizeKeepsTheNewestAndCountsTheRest(t *testing.T) {
+	q := wire.NewQueue[int](4)
+	for i := range 4 {
+		q.Push(i)
+	}
+	assert.Equal(t, 0, q.Resize(4))
+	assert.Equal(t, 2, q.Resize(2))
+	assert.Equal(t, uint64(2), q.Dropped())
+	q.Push(4) // full at 2: drops 2
+	assert.Equal(t, []int{3, 4}, q.Take())
+	assert.Equal(t, uint64(3), q.Dropped())
+	q.Push(5)
+	assert.Equal(t, 0, q.Resize(8), "growing drops nothing")
+	for i := 6; i < 13; i++ {
+		q.Push(i)
+	}
+	assert.Equal(t, []int{5, 6, 7, 8, 9, 10, 11, 12}, q.Take())
+	assert.Equal(t, uint64(3), q.Dropped())
+}

@@ -146,7 +146,8 @@ func (e *entry) register(init initResult) ([]host.Disposer, error) {
 			guards = append(guards, ev)
 		}
 	}
-	u, err := wire.Join(e.s, wire.Entry{Intents: guards, Guard: e.intent, State: e.State})
+	u, err := wire.Join(e.s, wire.Entry{Intents: guards, Guard: e.intent, State: e.State,
+		Timeout: e.cfg.Timeout, OnFailure: e.cfg.OnFailure})
 	if err != nil {
 		return undo, err
 	}

@@ -5,8 +5,11 @@ package natsbus
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,23 +78,65 @@ func source(host, workspace string) string {
 // the stream before the next: the queue is bounded (the oldest dropped
 // and counted), an event that cannot be published is retried for at most
 // MaxRetry, then dropped and counted.
+//
+// A trail belongs to the entry's instance, not to one activation
+// (trails): a restart (a config reload) hands its queue and the event in
+// flight to the next activation, which publishes them on its connection;
+// only an instance that ends for good loses what is left, and release
+// logs and counts it.
 type trail struct {
-	q      *wire.Queue[pending]
-	log    *slog.Logger
-	source string
+	q   *wire.Queue[pending]
+	log *slog.Logger
+	// source, send and encode are the running activation's (attach):
 	// send publishes one event and waits for its ack.
+	source string
 	send   func(ctx context.Context, ev *event) error
 	encode func(p pending) (*event, error)
 	up     chan struct{} // signalled (capacity 1) when the connection is up again
 	inTake atomic.Int32  // 1 while an event taken from the queue is being published
+	// running is held by run: one activation publishes at a time.
+	running sync.Mutex
+	// carry is the event in flight when the last run stopped, published
+	// first by the next (under running).
+	carry *event
+	// codec encodes the observations the listeners queue: the running
+	// activation's.
+	codec atomic.Pointer[wire.Codec]
 }
 
 // newTrail returns a trail of at most max waiting events, from source,
 // published by send.
 func newTrail(max int, log *slog.Logger, source string, send func(context.Context, *event) error) *trail {
-	t := &trail{q: wire.NewQueue[pending](max), log: log, source: source, send: send, up: make(chan struct{}, 1)}
-	t.encode = t.cloudEvent
+	t := &trail{q: wire.NewQueue[pending](max), log: log, up: make(chan struct{}, 1)}
+	t.attach(source, send)
 	return t
+}
+
+// attach makes the trail publish from source with send: the next
+// activation's, before its run starts.
+func (t *trail) attach(source string, send func(context.Context, *event) error) {
+	t.running.Lock()
+	defer t.running.Unlock()
+	t.source, t.send = source, send
+	t.encode = t.cloudEvent
+}
+
+// release ends the trail for good: what waits is lost, counted as
+// dropped, and the log says how much.
+func (t *trail) release(why string) {
+	t.running.Lock()
+	defer t.running.Unlock()
+	lost := len(t.q.Take())
+	if t.carry != nil {
+		lost, t.carry = lost+1, nil
+	}
+	for range lost {
+		t.q.Discard()
+	}
+	if lost > 0 {
+		t.log.Error("audit events were not published; they are lost", "lost", lost, "why", why)
+	}
+	t.reportDrops(true)
 }
 
 // push queues an event that happened now; drops are logged at most once
@@ -149,7 +194,13 @@ func (t *trail) cloudEvent(p pending) (*event, error) {
 // run publishes until ctx ends, then drains what is queued for at most
 // drainWait.
 func (t *trail) run(ctx context.Context) {
-	var cur *event
+	t.running.Lock()
+	defer t.running.Unlock()
+	cur := t.carry
+	t.carry = nil
+	if cur != nil {
+		t.inTake.Store(1)
+	}
 	backoff := minBackoff
 	failing := false
 	for {
@@ -221,8 +272,9 @@ func (t *trail) run(ctx context.Context) {
 
 // drain publishes cur and what is queued for at most drainWait, retrying
 // across a dropped connection as run does (a server restarted just
-// before the stop loses nothing when it is back within the bound); the
-// log says what is lost after that.
+// before the stop loses nothing when it is back within the bound); what
+// is left after that waits for the next activation (carry and the queue),
+// and the log says how much.
 func (t *trail) drain(cur *event) {
 	ctx, cancel := context.WithTimeout(context.Background(), drainWait)
 	defer cancel()
@@ -260,13 +312,15 @@ func (t *trail) drain(cur *event) {
 		}
 		w.Stop()
 		if ctx.Err() != nil {
-			t.log.Error("audit events were not published before the entry stopped; they are lost", "lost", t.q.Len()+1, "err", err)
+			t.carry, cur = cur, nil
+			t.log.Warn("audit events were not published before the entry stopped; they wait for its next activation (a reload) and are lost if it has none",
+				"waiting", t.q.Len()+1, "err", err)
 			break
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
 	t.inTake.Store(0)
-	t.reportDrops(true)
+	t.reportDrops(false)
 }
 
 // permanent reports a publish error no retry can mend.
@@ -293,24 +347,36 @@ func (b *bus) publish(ctx context.Context, ev *event) error {
 	return err
 }
 
-// checkStream makes sure the audit stream exists on connection conn; a
-// failure is logged (publishing goes on: the stream may exist where this
-// server may not look).
+// checkStream makes sure the audit stream exists on connection conn. A
+// stream that is absent and cannot be created is logged as an error (an
+// *absentStream: start fails the entry on it under block); another
+// failure is a warning, and publishing goes on (the stream may exist
+// where this server may not look). The last failure is in State.
 func (b *bus) checkStream(ctx context.Context, conn uint64) error {
 	name := b.cfg.Audit.stream()
 	err := b.ensureStream(ctx, name)
-	if ctx.Err() != nil {
+	var absent *absentStream
+	isAbsent := errors.As(err, &absent)
+	if ctx.Err() != nil && !isAbsent {
 		return err // ask again next time
 	}
-	b.mu.Lock()
-	say := err != nil && err.Error() != b.streamErr // each new error once
-	b.streamErr = ""
+	msg := ""
 	if err != nil {
-		b.streamErr = err.Error()
+		msg = err.Error()
+		if !isAbsent {
+			msg = "the audit stream " + name + " cannot be checked: " + msg
+		}
 	}
+	b.mu.Lock()
+	say := msg != "" && msg != b.streamErr // each new error once
+	b.streamErr = msg
 	b.mu.Unlock()
-	if say {
-		b.log.Warn("the audit stream cannot be checked or created; publishing anyway", "stream", name, "err", err)
+	switch {
+	case say && isAbsent:
+		b.log.Error("the audit stream does not exist and cannot be created; audit events wait for it", "stream", name, "err", absent.err,
+			"onFailure", string(b.cfg.OnFailure))
+	case say:
+		b.log.Warn("the audit stream cannot be checked; publishing anyway", "stream", name, "err", err)
 	}
 	b.streamFor.Store(conn)
 	return err
@@ -360,5 +426,25 @@ func (b *bus) ensureStream(ctx context.Context, name string) error {
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return nil // another server created it meanwhile
 	}
-	return err
+	if err != nil {
+		if last := b.nc.LastError(); last != nil && strings.Contains(last.Error(), "Permissions Violation") {
+			err = last // what the server said, rather than the request's timeout
+		}
+		return &absentStream{name: name, err: err}
+	}
+	return nil
 }
+
+// absentStream is the error of an audit stream that does not exist and
+// that this server could not create: every event would wait in vain.
+type absentStream struct {
+	name string
+	err  error
+}
+
+func (e *absentStream) Error() string {
+	return fmt.Sprintf("the audit stream %s does not exist and this server could not create it (%v); "+
+		"create it as the operator (docs/fleet.md) or let this server's user create it", e.name, e.err)
+}
+
+func (e *absentStream) Unwrap() error { return e.err }

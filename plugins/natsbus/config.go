@@ -3,11 +3,14 @@
 package natsbus
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dsh-go/dsh/events"
@@ -34,7 +37,10 @@ type Config struct {
 	// 0600 file `token` of DataDir. Only with Embedded. Default: no port.
 	Listen string `json:"listen"`
 	// DataDir is the embedded server's JetStream directory; it must be
-	// outside the workspace. Only with Embedded. Default:
+	// outside the workspace. It is made (mode 0700) when absent; an
+	// existing one is used only when no other user may write it and it
+	// is empty or a natsbus data directory (Marker, or jetstream/), and
+	// its mode is never changed. Only with Embedded. Default:
 	// $XDG_STATE_HOME/dshhost/natsbus/<sha256 of the workspace's real
 	// path> (~/.local/state when XDG_STATE_HOME is unset).
 	DataDir string `json:"dataDir"`
@@ -90,6 +96,31 @@ type Audit struct {
 	Replicas int `json:"replicas"`
 }
 
+// MarshalJSON writes the file form of the keys (`dshhost config`):
+// durations as strings such as "2s", which load back, and url without its
+// passwords and tokens, as `dshhost plugins` shows it (the printed
+// deployment takes the real one from DSH_NATSBUS_URL again).
+func (c Config) MarshalJSON() ([]byte, error) {
+	type keys Config // without this method
+	return json.Marshal(struct {
+		keys
+		URL     string `json:"url"`
+		Timeout string `json:"timeout"`
+	}{keys: keys(c), URL: redact(c.URL), Timeout: c.Timeout.String()})
+}
+
+// MarshalJSON writes the file form of the audit keys: maxAge as a
+// duration string, the stream's name and replicas as they take effect.
+func (a Audit) MarshalJSON() ([]byte, error) {
+	type keys Audit // without this method
+	k := keys(a)
+	k.Stream, k.Replicas = a.stream(), max(a.Replicas, 1)
+	return json.Marshal(struct {
+		keys
+		MaxAge string `json:"maxAge"`
+	}{keys: k, MaxAge: a.MaxAge.String()})
+}
+
 // DefaultStream is the audit stream's default name.
 const DefaultStream = "DSH_AUDIT"
 
@@ -134,6 +165,34 @@ var (
 	streamName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,255}$`)
 )
 
+// urlSchemes are the schemes nats.go connects with.
+var urlSchemes = []string{"nats", "tls", "ws", "wss"}
+
+// checkURL returns what is wrong with one server URL of url ("" when
+// nothing): it must be <scheme>://host[:port], the scheme one of
+// urlSchemes, the port from 1 to 65535. The problem shows the URL without
+// its password.
+func checkURL(s string) string {
+	u, err := url.Parse(s)
+	shown := strconv.Quote(redact(s))
+	switch {
+	case s == "":
+		return "an empty server in the list: give nats://host:4222, or several joined by commas"
+	case err != nil || u.Host == "" || !slices.Contains(urlSchemes, u.Scheme):
+		return fmt.Sprintf("must be a server URL such as nats://host:4222 (nats, tls, ws or wss), not %s", shown)
+	case u.Hostname() == "":
+		return fmt.Sprintf("the server URL %s has no host", shown)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("the port of %s must be a number from 1 to 65535, not %q", shown, p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return fmt.Sprintf("the server URL %s has an empty port", shown)
+	}
+	return ""
+}
+
 // Validate checks every key before apply; each problem is reported at its
 // key path, e.g. `url: natsbus: give url (nats://host:4222) or embedded:
 // true`.
@@ -147,6 +206,12 @@ func (c Config) Validate() error {
 		add("url", "give url (nats://host:4222) or embedded: true")
 	case c.URL != "" && c.Embedded:
 		add("embedded", "url and embedded: true exclude each other: connect to a NATS system or run one in the process")
+	case c.URL != "":
+		for _, u := range strings.Split(c.URL, ",") {
+			if problem := checkURL(strings.TrimSpace(u)); problem != "" {
+				add("url", problem)
+			}
+		}
 	}
 	if !c.Embedded {
 		if c.Listen != "" {

@@ -3,6 +3,7 @@
 package natsbus_test
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,6 +24,13 @@ func TestTheConfigIsCheckedKeyByKey(t *testing.T) {
 		want string
 	}{
 		{map[string]any{}, "url: natsbus: give url (nats://host:4222) or embedded: true"},
+		{map[string]any{"url": "notaurl"}, `url: natsbus: must be a server URL such as nats://host:4222 (nats, tls, ws or wss), not "notaurl"`},
+		{map[string]any{"url": "127.0.0.1:4222"}, `url: natsbus: must be a server URL such as nats://host:4222`},
+		{map[string]any{"url": "http://x:4222"}, `not "http://x:4222"`},
+		{map[string]any{"url": "nats://host:99999"}, `url: natsbus: the port of "nats://host:99999" must be a number from 1 to 65535, not "99999"`},
+		{map[string]any{"url": "nats://u:secret@host:0"}, `url: natsbus: the port of "nats://u:xxxxx@host:0" must be a number`},
+		{map[string]any{"url": "nats://a:4222,,nats://b:4222"}, "url: natsbus: an empty server in the list"},
+		{map[string]any{"url": "nats://:4222"}, `url: natsbus: the server URL "nats://:4222" has no host`},
 		{map[string]any{"url": "nats://x", "embedded": true}, "embedded: natsbus: url and embedded: true exclude each other"},
 		{map[string]any{"url": "nats://x", "listen": "127.0.0.1:4222"}, "listen: natsbus: only the embedded server listens"},
 		{map[string]any{"url": "nats://x", "dataDir": "/tmp/x"}, "dataDir: natsbus: only the embedded server has a data directory"},
@@ -42,6 +50,10 @@ func TestTheConfigIsCheckedKeyByKey(t *testing.T) {
 	for _, c := range cases {
 		_, err := config.Decode(natsbus.Plugin, c.raw)
 		assert.ErrorContains(t, err, c.want, "%v", c.raw)
+	}
+	for _, ok := range []string{"nats://x", "nats://u:p@nats-1.example:4222, tls://nats-2.example:4443", "wss://[::1]:443", "nats://tok@host"} {
+		_, err := config.Decode(natsbus.Plugin, map[string]any{"url": ok})
+		assert.NoError(t, err, ok)
 	}
 	cfg, err := config.Decode(natsbus.Plugin, map[string]any{"url": "nats://x", "audit": map[string]any{}})
 	require.NoError(t, err)
@@ -74,4 +86,33 @@ func TestTheExampleDeploymentLoads(t *testing.T) {
 		}
 	}
 	assert.True(t, found)
+}
+
+// `dshhost config` prints the keys in their file form: durations as
+// strings that load back, the url without its password or token.
+func TestTheConfigPrintsWithoutSecrets(t *testing.T) {
+	for url, shown := range map[string]string{
+		"nats://build-7:s3cret@nats-1.example:4222,nats://build-7:s3cret@nats-2.example:4222": "nats://build-7:xxxxx@nats-1.example:4222,nats://build-7:xxxxx@nats-2.example:4222",
+		"nats://s3cret@nats-1.example:4222":                                                   "nats://xxxxx@nats-1.example:4222",
+		"nats://nats-1.example:4222":                                                          "nats://nats-1.example:4222",
+	} {
+		cfg, err := config.Decode(natsbus.Plugin, map[string]any{"url": url, "timeout": "750ms",
+			"audit": map[string]any{"maxAge": "720h"}})
+		require.NoError(t, err)
+		out, err := json.Marshal(cfg)
+		require.NoError(t, err)
+		assert.NotContains(t, string(out), "s3cret")
+		var keys map[string]any
+		require.NoError(t, json.Unmarshal(out, &keys))
+		assert.Equal(t, shown, keys["url"])
+		assert.Equal(t, "750ms", keys["timeout"])
+		assert.Equal(t, "720h0m0s", keys["audit"].(map[string]any)["maxAge"])
+		back, err := config.Decode(natsbus.Plugin, keys)
+		require.NoError(t, err, "the printed form loads back")
+		want := cfg.(natsbus.Config)
+		want.URL = shown
+		want.Audit.Stream, want.Audit.Replicas = "DSH_AUDIT", 1 // the defaults, printed as they take effect
+		assert.Equal(t, "DSH_AUDIT", keys["audit"].(map[string]any)["stream"])
+		assert.Equal(t, want, back.(natsbus.Config))
+	}
 }

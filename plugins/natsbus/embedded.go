@@ -33,13 +33,13 @@ type embedded struct {
 // readyWait bounds the embedded server's start.
 const readyWait = 10 * time.Second
 
-// startEmbedded locks dir and starts the server on it: JetStream, no
-// listener unless listen (then on that address, with a token).
+// startEmbedded checks dir (ownDataDir), locks it and starts the server
+// on it: JetStream, no listener unless listen (then on that address, with
+// a token).
 func startEmbedded(dir, listen, host string, log *slog.Logger) (*embedded, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("the data directory: %w", err)
+	if err := ownDataDir(dir); err != nil {
+		return nil, err
 	}
-	_ = os.Chmod(dir, 0o700) // a directory made earlier with a wider mode
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -81,6 +81,56 @@ func startEmbedded(dir, listen, host string, log *slog.Logger) (*embedded, error
 		e.addr = srv.Addr().String()
 	}
 	return e, nil
+}
+
+// Marker is the file natsbus writes in each data directory it uses; an
+// existing directory that holds it (or the `jetstream` directory of a
+// nats-server store) is a data directory natsbus may use again.
+const Marker = ".dshhost-natsbus"
+
+// ownDataDir makes dir (mode 0700, its missing parents too) when it does
+// not exist, and otherwise accepts it only as natsbus's own: a directory
+// no other user may write (no group or other write bit), and either empty
+// or already a data directory (Marker, or jetstream/). It never changes
+// the mode of a directory it did not make, and writes Marker into dir.
+func ownDataDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("dataDir: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("dataDir: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("dataDir %s is not a directory", dir)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("dataDir %s can be written by other users (mode %04o), who could change the audit trail; "+
+			"give a new path (natsbus makes it, mode 0700) or a directory only you can write (chmod go-w)", dir, fi.Mode().Perm())
+	default:
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("dataDir: %w", err)
+		}
+		known := len(entries) == 0
+		for _, e := range entries {
+			if e.Name() == Marker || (e.Name() == "jetstream" && e.IsDir()) {
+				known = true
+			}
+		}
+		if !known {
+			return fmt.Errorf("dataDir %s is not empty and is not a natsbus data directory (it has no %s and no jetstream/); "+
+				"give a new path, an empty directory, or one natsbus used before", dir, Marker)
+		}
+	}
+	name := filepath.Join(dir, Marker)
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(name, []byte("The JetStream data directory of a dshhost natsbus entry (docs/fleet.md).\n"), 0o600); err != nil {
+		return fmt.Errorf("dataDir: %w", err)
+	}
+	return nil
 }
 
 // stop shuts the server down and releases the directory.

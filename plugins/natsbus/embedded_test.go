@@ -199,3 +199,71 @@ func hostNameOf(t *testing.T) string {
 	require.NoError(t, err)
 	return regexp.MustCompile(`[^A-Za-z0-9_-]`).ReplaceAllString(h, "_")
 }
+
+// A dataDir that exists is used only when it is natsbus's own: no other
+// user may write it, and it is empty or a data directory natsbus used
+// before. Its mode is never changed, and a refused one gets no file.
+func TestAnExistingDataDirIsUsedOnlyWhenItIsNatsbussOwn(t *testing.T) {
+	mk := func(t *testing.T, mode os.FileMode, files ...string) string {
+		dir := filepath.Join(t.TempDir(), "d")
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		for _, f := range files {
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("mine\n"), 0o644))
+		}
+		require.NoError(t, os.Chmod(dir, mode)) // exactly, whatever the umask
+		return dir
+	}
+	names := func(dir string) []string {
+		entries, _ := os.ReadDir(dir)
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	mode := func(dir string) os.FileMode {
+		fi, err := os.Stat(dir)
+		require.NoError(t, err)
+		return fi.Mode().Perm()
+	}
+	for _, c := range []struct {
+		name  string
+		mode  os.FileMode
+		files []string
+		err   string // "" when it is used
+	}{
+		{"not empty, not natsbus's", 0o755, []string{"notes.txt", "src/main.go"}, "is not empty and is not a natsbus data directory (it has no .dshhost-natsbus and no jetstream/)"},
+		{"writable by the group", 0o770, nil, "can be written by other users (mode 0770)"},
+		{"writable by anyone", 0o777, []string{natsbus.Marker}, "can be written by other users (mode 0777)"},
+		{"empty", 0o750, nil, ""},
+		{"a nats-server store", 0o755, []string{"jetstream/meta"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := mk(t, c.mode, c.files...)
+			before := names(dir)
+			s := stacktest.New(t, stacktest.Options{})
+			inst := mountBus(t, s, map[string]any{"embedded": true, "dataDir": dir})
+			assert.Equal(t, c.mode, mode(dir), "the mode is the user's")
+			if c.err != "" {
+				require.Equal(t, host.StateFailed, inst.State())
+				assert.ErrorContains(t, inst.Err(), "dataDir "+dir+" "+c.err)
+				assert.Equal(t, before, names(dir), "nothing written into a refused directory")
+				return
+			}
+			require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+			assert.Contains(t, names(dir), natsbus.Marker)
+			assert.Contains(t, names(dir), "jetstream")
+		})
+	}
+
+	// A path that is a file is refused; a new path is made with mode 0700.
+	file := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	inst := mountBus(t, stacktest.New(t, stacktest.Options{}), map[string]any{"embedded": true, "dataDir": file})
+	assert.ErrorContains(t, inst.Err(), "dataDir "+file+" is not a directory")
+	fresh := filepath.Join(t.TempDir(), "a", "b")
+	inst = mountBus(t, stacktest.New(t, stacktest.Options{}), map[string]any{"embedded": true, "dataDir": fresh})
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+	assert.Equal(t, os.FileMode(0o700), mode(fresh))
+}

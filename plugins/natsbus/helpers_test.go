@@ -43,15 +43,22 @@ func client(t testing.TB, url string) *nats.Conn {
 	return nc
 }
 
-// mountBus mounts natsbus with raw as its config on s, the workspace
-// filled in as dshhost fills it, and waits for it to settle.
-func mountBus(t testing.TB, s *stacktest.Stack, raw map[string]any) *host.Instance {
+// decoded returns raw as a natsbus config, the workspace filled in as
+// dshhost fills it.
+func decoded(t testing.TB, s *stacktest.Stack, raw map[string]any) natsbus.Config {
 	t.Helper()
 	cfg, err := config.Decode(natsbus.Plugin, raw)
 	require.NoError(t, err)
 	c := cfg.(natsbus.Config)
 	c.UseWorkspace(s.W)
-	inst, err := s.Host.Plugin(context.Background(), natsbus.Plugin, c, host.ID("natsbus"))
+	return c
+}
+
+// mountBus mounts natsbus with raw as its config on s, the workspace
+// filled in as dshhost fills it, and waits for it to settle.
+func mountBus(t testing.TB, s *stacktest.Stack, raw map[string]any) *host.Instance {
+	t.Helper()
+	inst, err := s.Host.Plugin(context.Background(), natsbus.Plugin, decoded(t, s, raw), host.ID("natsbus"))
 	require.NoError(t, err)
 	_ = inst.Wait(t.Context())
 	return inst

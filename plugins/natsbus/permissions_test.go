@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dsh-go/dsh/events/wire"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/internal/stacktest"
 )
@@ -122,4 +123,43 @@ func exitErr(err error) string {
 		return string(ee.Stderr)
 	}
 	return ""
+}
+
+// An audit stream that is absent and that the server's user may not
+// create: under block the entry fails and says so; under allow it runs
+// (its guards asked) and `dshhost plugins` shows the error.
+func TestAnAbsentStreamThatCannotBeCreatedIsAnError(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "nats-server.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(`jetstream {store_dir: "`+t.TempDir()+`"}
+accounts { DSH: { jetstream: enabled, users: [
+  {user: build-7, password: pw, permissions: {publish: ["dsh.>", "_INBOX.>", "$JS.API.STREAM.INFO.DSH_AUDIT"], subscribe: ["_INBOX.>", "dsh.intent.>"]}}
+]}}
+`), 0o600))
+	opts, err := server.ProcessConfigFile(conf)
+	require.NoError(t, err)
+	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", -1, true, true
+	srv, err := server.NewServer(opts)
+	require.NoError(t, err)
+	srv.Start()
+	require.True(t, srv.ReadyForConnections(10*time.Second))
+	t.Cleanup(srv.Shutdown)
+	url := "nats://build-7:pw@" + strings.TrimPrefix(srv.ClientURL(), "nats://")
+	const want = "the audit stream DSH_AUDIT does not exist and this server could not create it"
+
+	s := stacktest.New(t, stacktest.Options{})
+	inst := mountBus(t, s, map[string]any{"url": url, "audit": map[string]any{}, "timeout": "500ms"})
+	require.Equal(t, host.StateFailed, inst.State())
+	assert.ErrorContains(t, inst.Err(), want)
+	assert.ErrorContains(t, inst.Err(), `Permissions Violation for Publish to "$JS.API.STREAM.CREATE.DSH_AUDIT"`)
+
+	nc := client(t, url)
+	answer(t, nc, func(*nats.Msg, wire.Intent) any { return wire.Decision{Decision: "deny", Message: "central no"} })
+	s = stacktest.New(t, stacktest.Options{})
+	inst = mountBus(t, s, map[string]any{"url": url, "audit": map[string]any{}, "timeout": "500ms", "onFailure": "allow",
+		"guards": []any{"fs/write-intent"}})
+	require.Equal(t, host.StateActive, inst.State(), "%v", inst.Err())
+	st := stateOf(s).Process
+	assert.True(t, strings.HasPrefix(st, "connected to nats://build-7:xxxxx@"), st)
+	assert.Contains(t, st, "; "+want)
+	assert.Equal(t, "Error: central no", write(s, s.Conversation("c"), "a.txt", "x").Text(), "the guards still run")
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/events/wire"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -50,7 +49,7 @@ type bus struct {
 	// streamFor is the connection (reconnect count + 1) for which the
 	// audit stream was last checked; 0 makes the next publish check it.
 	streamFor atomic.Uint64
-	streamErr string // the last error checkStream logged (under mu)
+	streamErr string // the last failure checkStream logged, "" when the stream is there (under mu)
 	down      string // set when the entry is inert: why it does nothing
 }
 
@@ -65,7 +64,14 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 			return "", false
 		}}
 	if cfg.Audit != nil {
-		b.trail = newTrail(cfg.Queue, b.log, source(b.host, ws), b.publish)
+		tr, err := trailFor(s, cfg.Queue, b.log, &b.codec)
+		if err != nil {
+			return err
+		}
+		tr.attach(source(b.host, ws), b.publish)
+		b.trail = tr
+	} else {
+		dropTrail(s.Instance(), "audit is off in the entry's config")
 	}
 	if err := b.start(ctx, s, ws); err != nil {
 		return b.inert(s, err)
@@ -75,16 +81,9 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 			return err
 		}
 	}
-	if _, err := wire.Join(s, wire.Entry{Intents: cfg.Guards, Guard: b.guard, State: b.State}); err != nil {
+	if _, err := wire.Join(s, wire.Entry{Intents: cfg.Guards, Guard: b.guard, State: b.State,
+		Timeout: cfg.Timeout, OnFailure: cfg.OnFailure}); err != nil {
 		return err
-	}
-	if b.trail != nil {
-		if _, err := events.FSObserved.On(s, b.observed); err != nil {
-			return err
-		}
-		if _, err := events.ConversationClosed.On(s, b.closed); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -166,8 +165,12 @@ func (b *bus) start(ctx context.Context, s *host.Scope, ws string) error {
 	case nats.CONNECTED:
 		if b.cfg.Audit != nil {
 			sctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
-			_ = b.checkStream(sctx, nc.Stats().Reconnects+1)
+			err := b.checkStream(sctx, nc.Stats().Reconnects+1)
 			cancel()
+			var absent *absentStream
+			if errors.As(err, &absent) && b.cfg.OnFailure == wire.Block {
+				return err // under allow the entry runs, and `dshhost plugins` says it
+			}
 		}
 	case nats.CLOSED:
 		return fmt.Errorf("%s refused the connection: %v", b.where, nc.LastError())
@@ -210,6 +213,8 @@ func (b *bus) inert(s *host.Scope, err error) error {
 	}
 	b.log.Warn("natsbus is not running; its entry is ACTIVE without guards or audit (onFailure: allow)", "err", err)
 	b.down = "failed: " + err.Error()
+	dropTrail(s.Instance(), "the entry is not running: "+err.Error())
+	b.trail = nil
 	_, jerr := wire.Join(s, wire.Entry{State: b.State})
 	return jerr
 }
@@ -233,6 +238,11 @@ func (b *bus) State() wire.State {
 		}
 	}
 	var dropped uint64
+	b.mu.Lock()
+	if b.streamErr != "" {
+		st += "; " + b.streamErr
+	}
+	b.mu.Unlock()
 	if b.trail != nil {
 		if n := b.trail.waiting(); n > 0 {
 			st += fmt.Sprintf(", %d audit events waiting", n)
@@ -240,18 +250,6 @@ func (b *bus) State() wire.State {
 		dropped = b.trail.q.Dropped()
 	}
 	return wire.State{Process: st, Dropped: dropped}
-}
-
-// observed queues an fs/observed for the trail; it never blocks or fails.
-func (b *bus) observed(_ context.Context, o events.Observation) error {
-	b.trail.push(b.codec.Observed(o))
-	return nil
-}
-
-// closed queues a conversation/closed for the trail.
-func (b *bus) closed(_ context.Context, id string) error {
-	b.trail.push(wire.Closed{Conversation: id})
-	return nil
 }
 
 // realWorkspace returns the workspace's real path (the working directory

@@ -157,7 +157,8 @@ func TestAFullQueueDropsTheOldest(t *testing.T) {
 }
 
 // Stopping publishes what is queued; what cannot be published within the
-// drain's bound is lost, and the log says how much.
+// drain's bound waits for the next activation, and is lost (logged and
+// counted) only when the trail is released.
 func TestStoppingDrainsTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var log bytes.Buffer
@@ -173,7 +174,7 @@ func TestStoppingDrainsTheQueue(t *testing.T) {
 		go func() { tr.run(ctx); close(done) }()
 		<-done
 		assert.Equal(t, []string{"a", "b"}, f.ids())
-		assert.NotContains(t, log.String(), "lost")
+		assert.NotContains(t, log.String(), "lost=")
 
 		f2 := &fakeStream{down: true}
 		var log2 bytes.Buffer
@@ -186,7 +187,40 @@ func TestStoppingDrainsTheQueue(t *testing.T) {
 		stop()
 		assert.LessOrEqual(t, time.Since(begin), drainWait, "the drain is bounded")
 		assert.Empty(t, f2.ids())
+		assert.Contains(t, log2.String(), "waiting=2")
+		assert.NotContains(t, log2.String(), "lost=")
+		tr2.release("the entry stopped")
 		assert.Contains(t, log2.String(), "lost=2")
+		assert.Equal(t, uint64(2), tr2.q.Dropped(), "counted")
+		assert.Zero(t, tr2.waiting())
+	})
+}
+
+// A restart hands over: the next activation's run publishes the event
+// that was in flight (under the same id, so a stream that stored it once
+// stores it once) and the queue, in order, on its own send.
+func TestTheNextActivationPublishesWhatTheLastLeft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		old := &fakeStream{down: true}
+		tr := newTestTrail(10, old, &log)
+		stop := start(t, tr)
+		tr.push(closed("a"))
+		tr.push(closed("b"))
+		synctest.Wait()
+		stop()               // the old connection never came back within the drain
+		tr.push(closed("c")) // observed while the entry was swapped
+
+		next := &fakeStream{}
+		enc := tr.encode
+		tr.attach("dshhost://t2/w", next.send)
+		tr.encode = enc
+		stop = start(t, tr)
+		synctest.Wait()
+		stop()
+		assert.Equal(t, []string{"a", "b", "c"}, next.ids())
+		assert.Zero(t, tr.q.Dropped())
+		assert.NotContains(t, log.String(), "lost=")
 	})
 }
 
@@ -210,7 +244,7 @@ func TestTheDrainWaitsForAConnectionBackWithinItsBound(t *testing.T) {
 		tr.wake()
 		<-stopped
 		assert.Equal(t, []string{"x", "y"}, f.ids())
-		assert.NotContains(t, log.String(), "lost")
+		assert.NotContains(t, log.String(), "lost=")
 	})
 }
 
