@@ -14,9 +14,8 @@ import (
 // Entry is one carrier entry (an exec child, a NATS connection) in its
 // host's list (§1).
 type Entry struct {
-	// Intents are the intent events Guard is asked about:
-	// events.FSWriteIntent.Name(), events.FSEditIntent.Name(). Others are
-	// ignored.
+	// Intents are the intent events Guard is asked about, among
+	// [Intents]. Others are ignored.
 	Intents []string
 	// Guard asks the plugin about event for req: nil lets the chain go on;
 	// an error (a *Denied, a §2 *Unavailable) fails the call, and no later
@@ -36,11 +35,15 @@ type State struct {
 	Dropped uint64
 }
 
+// Intents are the intent events a plugin on the wire can guard (§1), in
+// the order the carriers list them: fs/write-intent, fs/edit-intent,
+// fs/remove-intent.
+var Intents = []string{events.FSWriteIntent.Name(), events.FSEditIntent.Name(), events.FSRemoveIntent.Name()}
+
 // slot is one entry in a table.
 type slot struct {
-	inst         *host.Instance
-	e            Entry
-	write, edits bool
+	inst *host.Instance
+	e    Entry
 }
 
 // table is one host's ordered list of carrier entries. The list is copy-on-
@@ -61,16 +64,13 @@ var (
 
 // Join adds e to the list of s's host at the place of s's instance in
 // mount order (a deployment's entries are mounted in file order), until s
-// ends. The first entry of a host prepends one listener on fs/write-intent
-// and one on fs/edit-intent (on the host's root scope, so that they outlive
-// any one entry); the last to leave removes them. An entry that restarts
+// ends. The first entry of a host prepends one listener on each of the
+// [Intents] (on the host's root scope, so that they outlive any one entry); the last to leave removes them. An entry that restarts
 // leaves and joins again at the same place, since its instance keeps its
 // mount position. The Disposer takes e out early.
 func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	h := s.Host()
-	sl := &slot{inst: s.Instance(), e: e,
-		write: slices.Contains(e.Intents, events.FSWriteIntent.Name()),
-		edits: slices.Contains(e.Intents, events.FSEditIntent.Name())}
+	sl := &slot{inst: s.Instance(), e: e}
 	mu.Lock()
 	t := tables[h]
 	if t == nil {
@@ -124,10 +124,11 @@ func (t *table) store(h *host.Host, list []*slot) {
 	t.list.Store(&list)
 }
 
-// listen prepends the table's two listeners on root.
+// listen prepends the table's listeners, one on each of the [Intents], on
+// root.
 func (t *table) listen(root *host.Scope) error {
 	dw, err := events.FSWriteIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
-		if err := t.guard(ctx, events.FSWriteIntent.Name(), req, false); err != nil {
+		if err := t.guard(ctx, events.FSWriteIntent.Name(), req); err != nil {
 			return nil, err
 		}
 		return next(ctx)
@@ -135,25 +136,45 @@ func (t *table) listen(root *host.Scope) error {
 	if err != nil {
 		return err
 	}
+	t.listeners = []host.Disposer{dw}
 	de, err := events.FSEditIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
-		if err := t.guard(ctx, events.FSEditIntent.Name(), req, true); err != nil {
+		if err := t.guard(ctx, events.FSEditIntent.Name(), req); err != nil {
 			return nil, err
 		}
 		return next(ctx)
 	}, host.Prepend())
 	if err != nil {
-		_ = dw(context.Background())
+		t.unlisten()
 		return err
 	}
-	t.listeners = []host.Disposer{dw, de}
+	t.listeners = append(t.listeners, de)
+	dr, err := events.FSRemoveIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+		if err := t.guard(ctx, events.FSRemoveIntent.Name(), req); err != nil {
+			return nil, err
+		}
+		return next(ctx)
+	}, host.Prepend())
+	if err != nil {
+		t.unlisten()
+		return err
+	}
+	t.listeners = append(t.listeners, dr)
 	return nil
+}
+
+// unlisten removes the listeners listen added.
+func (t *table) unlisten() {
+	for _, d := range t.listeners {
+		_ = d(context.Background())
+	}
+	t.listeners = nil
 }
 
 // guard runs the guards of every entry that asked for the event, in order;
 // the first error ends the chain.
-func (t *table) guard(ctx context.Context, event string, req events.IntentRequest, edit bool) error {
+func (t *table) guard(ctx context.Context, event string, req events.IntentRequest) error {
 	for _, sl := range t.load() {
-		if (edit && !sl.edits) || (!edit && !sl.write) {
+		if !slices.Contains(sl.e.Intents, event) {
 			continue
 		}
 		if err := sl.e.Guard(ctx, event, req); err != nil {

@@ -6,10 +6,10 @@ import (
 	"github.com/dsh-go/dsh/internal/quote"
 )
 
-// Code is one of the fourteen error codes of contract §2.3 (the last two,
-// CodeInvalidPath and CodeWriteFailed, in invalidpath.go and
-// writefailed.go). Its String form is
-// the wire word (`FS_NOT_FOUND`, ...).
+// Code is one of the error codes of contract §2.3 (CodeInvalidPath and
+// CodeWriteFailed in invalidpath.go and writefailed.go) and of the
+// entry operations (CodeDirectoryNotEmpty and CodeAlreadyExists in
+// remove.go). Its String form is the wire word (`FS_NOT_FOUND`, ...).
 type Code string
 
 // The codes of contract §2.3.
