@@ -79,13 +79,12 @@ type Mover interface {
 }
 
 // DirMaker is the optional capability of creating a directory and its
-// missing parents. MakeDirs returns the directories it created, outermost
-// first (none when t already exists as a directory); an existing entry of
-// another type on the way fails FS_NOT_DIRECTORY
-// ([ErrExistsNotDirectory]). Each new directory is made durable in its
-// parent.
+// missing parents. MakeDirs returns how many directories it created (0 when
+// t already exists as a directory); an existing entry of another type at t
+// fails FS_NOT_DIRECTORY ([ErrExistsNotDirectory]). Each new directory is
+// made durable in its parent, created 0777 minus the umask.
 type DirMaker interface {
-	MakeDirs(ctx context.Context, t Target) ([]Target, error)
+	MakeDirs(ctx context.Context, t Target) (int, error)
 }
 
 // CodeDirectoryNotEmpty is FS_DIRECTORY_NOT_EMPTY: a delete of a directory
@@ -124,9 +123,16 @@ func ErrMoveDirectoryNoReplace(p string) *Error {
 }
 
 // ErrMoveIntoItself is FS_INVALID_PATH `cannot move "<p>": the destination
-// is inside the source`.
+// is the source or inside it`.
 func ErrMoveIntoItself(p string) *Error {
-	return cannot(CodeInvalidPath, "move", p, "the destination is inside the source", nil)
+	return cannot(CodeInvalidPath, "move", p, "the destination is the source or inside it", nil)
+}
+
+// ErrWorkspaceRoot is FS_SANDBOX_DENIED `cannot <op> "<p>": it is the
+// workspace root`, op "delete" or "move": the confinement root itself is
+// never removed or moved.
+func ErrWorkspaceRoot(op, p string) *Error {
+	return cannot(CodeSandboxDenied, op, p, "it is the workspace root", nil)
 }
 
 // ErrExistsNotDirectory is FS_NOT_DIRECTORY `cannot mkdir "<p>": a file

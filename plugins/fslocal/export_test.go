@@ -14,3 +14,11 @@ func DisableOpenat2() (restore func()) {
 	openat2Disabled = true
 	return func() { openat2Disabled = false }
 }
+
+// DisableRenameNoReplace makes every no-replace rename fail EINVAL, as on a
+// file system without RENAME_NOREPLACE, and returns a function that
+// restores it.
+func DisableRenameNoReplace() (restore func()) {
+	renameNoReplaceDisabled = true
+	return func() { renameNoReplaceDisabled = false }
+}
