@@ -93,6 +93,16 @@ func TestRunPassesEveryEditorCase(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestRunPassesEveryFilesCase drives `dshhost run` with every case of
+// files-cases.json (the entry tools and read's images, docs/files.md): the
+// default deployment mounts toolfiles, and a case's toolfiles overrides
+// become --set flags.
+func TestRunPassesEveryFilesCase(t *testing.T) {
+	cases, err := conformance.FilesCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
@@ -115,6 +125,7 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			}
 			args = append(args, setFlags("toolfs", c.ToolFS)...)
 			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
+			args = append(args, setFlags("toolfiles", c.ToolFiles)...)
 			args = append(args, setFlags("fslocal", c.FSLocal)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)

@@ -56,7 +56,7 @@ func TestServeOverStdio(t *testing.T) {
 	for _, tool := range tl.Tools {
 		byName[tool.Name] = tool
 	}
-	require.Len(t, byName, 6) // list, read, write, edit, glob, grep
+	require.Len(t, byName, 10) // list, read, write, edit, move, delete, mkdir, file_info, glob, grep
 	read := byName["read"]
 	require.NotNil(t, read)
 	assert.Equal(t, "Read a UTF-8 text file and return line-numbered content.", read.Description)

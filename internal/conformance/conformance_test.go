@@ -57,6 +57,14 @@ func TestEditorConformanceCases(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestFilesConformanceCases runs testdata/files-cases.json (the entry tools
+// and read's images, docs/files.md) the same way.
+func TestFilesConformanceCases(t *testing.T) {
+	cases, err := conformance.FilesCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
@@ -64,7 +72,7 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, ToolFiles: c.ToolFiles, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
 			session := st.Conversation("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

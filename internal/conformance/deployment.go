@@ -9,7 +9,7 @@ import (
 // uses when it has an fssandbox or a tooleditor key, and false without
 // either (the embedded default deployment then serves, with --policy and
 // --set for the toolfs overrides). The file is the default deployment
-// (fslocal, fssandbox, fspolicy, toolfs, toolsearch, the last with the case's
+// (fslocal, fssandbox, fspolicy, toolfs, toolfiles, toolsearch, the last with the case's
 // toolsearch overrides) with the case's fssandbox
 // overrides ({{W}} replaced by w; sandbox.md §5), then tooleditor with its
 // overrides after toolfs (editor.md §16). Overrides are written as JSON,
@@ -33,7 +33,7 @@ func (c Case) Deployment(w string) (yaml string, ok bool) {
 	}
 	b.WriteString("plugins:\n")
 	ok = entry("fslocal", nil) && entry("fssandbox", c.FSSandboxFor(w)) && entry("fspolicy", nil) && entry("toolfs", nil) &&
-		entry("toolsearch", c.ToolSearch)
+		entry("toolfiles", nil) && entry("toolsearch", c.ToolSearch)
 	if c.ToolEditor != nil {
 		ok = ok && entry("tooleditor", c.ToolEditor)
 	}

@@ -88,7 +88,8 @@ func entryType(fi fs.FileInfo) fsapi.EntryType {
 
 // pathInfo is the PathInfo of an lstat.
 func pathInfo(fi fs.FileInfo) *fsapi.PathInfo {
-	return &fsapi.PathInfo{Version: versionOf(fi), Type: entryType(fi), Size: fi.Size(), HasSize: true}
+	return &fsapi.PathInfo{Version: versionOf(fi), Type: entryType(fi), Size: fi.Size(), HasSize: true,
+		Mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), ModTime: fi.ModTime()}
 }
 
 var _ fsapi.EntryResolver = (*Provider)(nil)
