@@ -65,7 +65,7 @@ func TestServeOverStdio(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}},"required":["file_path"]}`, string(schema))
 	outSchema, err := json.Marshal(read.OutputSchema)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`,
+	assert.JSONEq(t, `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"},"mimeType":{"type":"string"},"bytes":{"type":"integer"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`,
 		string(outSchema), "the advertised output schema is the summary's (contract §5.4a)")
 	assert.True(t, read.Annotations.ReadOnlyHint)
 	assert.True(t, *byName["edit"].Annotations.DestructiveHint)

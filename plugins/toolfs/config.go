@@ -35,16 +35,20 @@ type Config struct {
 	// does not hold a larger prior file whole for a write (contract §5.4a
 	// [D20], fsapi.WithDiffBasis). Default 10485760 (10 MiB).
 	DiffBasisMaxBytes int64 `json:"diffBasisMaxBytes"`
+	// ReadImageMaxBytes is the largest PNG, JPEG, GIF or WebP file, in
+	// bytes, that `read` returns as an image; a larger one is refused as a
+	// binary file. Default 5242880 (5 MiB).
+	ReadImageMaxBytes int64 `json:"readImageMaxBytes"`
 }
 
 // DefaultConfig returns the defaults of contract §6.1 and §5.4a.
 func DefaultConfig() Config {
 	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760,
-		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760}
+		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760, ReadImageMaxBytes: 5242880}
 }
 
 // Validate checks every value is at least 1, in the order of contract §6.1
-// then the two diff bounds of §5.4a, and reports the first failure as
+// then the two diff bounds of §5.4a and the image bound, and reports the first failure as
 // `toolfs: <key> must be a positive integer`.
 func (c Config) Validate() error {
 	checks := []struct {
@@ -58,6 +62,7 @@ func (c Config) Validate() error {
 		{"readStreamMinSize", c.ReadStreamMinSize},
 		{"diffMaxBytes", int64(c.DiffMaxBytes)},
 		{"diffBasisMaxBytes", c.DiffBasisMaxBytes},
+		{"readImageMaxBytes", c.ReadImageMaxBytes},
 	}
 	for _, ch := range checks {
 		if ch.value < 1 {
