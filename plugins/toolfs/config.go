@@ -5,8 +5,8 @@ import (
 	"github.com/dsh-go/dsh/internal/linediff"
 )
 
-// Config is the toolfs plugin's config (contract §6.1). Every value must be
-// an integer of at least 1; otherwise loading fails with
+// Config is the toolfs plugin's config (contract §6.1). Every value but
+// ReadMany (a boolean) must be an integer of at least 1; otherwise loading fails with
 // `toolfs: <key> must be a positive integer`, the first failing key in
 // declaration order.
 type Config struct {
@@ -39,12 +39,16 @@ type Config struct {
 	// bytes, that `read` returns as an image; a larger one is refused as a
 	// binary file. Default 5242880 (5 MiB).
 	ReadImageMaxBytes int64 `json:"readImageMaxBytes"`
+	// ReadMany registers the opt-in tool `read_many`. Default false.
+	ReadMany bool `json:"readMany"`
+	// ReadManyMaxFiles is the most paths one `read_many` takes. Default 20.
+	ReadManyMaxFiles int `json:"readManyMaxFiles"`
 }
 
 // DefaultConfig returns the defaults of contract §6.1 and §5.4a.
 func DefaultConfig() Config {
 	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760,
-		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760, ReadImageMaxBytes: 5242880}
+		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760, ReadImageMaxBytes: 5242880, ReadManyMaxFiles: 20}
 }
 
 // Validate checks every value is at least 1, in the order of contract §6.1
@@ -63,6 +67,7 @@ func (c Config) Validate() error {
 		{"diffMaxBytes", int64(c.DiffMaxBytes)},
 		{"diffBasisMaxBytes", c.DiffBasisMaxBytes},
 		{"readImageMaxBytes", c.ReadImageMaxBytes},
+		{"readManyMaxFiles", int64(c.ReadManyMaxFiles)},
 	}
 	for _, ch := range checks {
 		if ch.value < 1 {
