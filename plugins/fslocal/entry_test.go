@@ -202,3 +202,32 @@ func TestMakeDirsCreatesParentsAndAcceptsADirectory(t *testing.T) {
 	assert.EqualError(t, err, `cannot mkdir "`+w+`/f": a file that is not a directory exists there`)
 	assert.Equal(t, fsapi.CodeNotDirectory, code(t, err))
 }
+
+// TestAMoveNeverClobbersARacingCreator: a program that takes none of our
+// locks creates the destination after the move checked it; the rename
+// refuses to replace it (RENAME_NOREPLACE, or link(2) where the flag is
+// refused), so the racer's bytes survive and the source stays whole.
+func TestAMoveNeverClobbersARacingCreator(t *testing.T) {
+	for name, disable := range map[string]bool{"renameat2": false, "link and unlink": true} {
+		t.Run(name, func(t *testing.T) {
+			if disable {
+				defer fslocal.DisableRenameNoReplace()()
+			}
+			p, w := confinedEntries(t)
+			require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("mine"), 0o644))
+			defer fslocal.SetMoveHook(func() {
+				require.NoError(t, os.WriteFile(filepath.Join(w, "b.txt"), []byte("theirs"), 0o644))
+			})()
+			src, _ := entry(t, p, "a.txt")
+			dst, _ := entry(t, p, "b.txt")
+			_, err := p.Move(context.Background(), src, dst, fsapi.MoveRequest{SourceType: fsapi.TypeFile})
+			assert.Equal(t, fsapi.CodeAlreadyExists, code(t, err))
+			b, err := os.ReadFile(filepath.Join(w, "b.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, "theirs", string(b), "the racer's file is not clobbered")
+			b, err = os.ReadFile(filepath.Join(w, "a.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, "mine", string(b), "the source is whole")
+		})
+	}
+}

@@ -22,3 +22,11 @@ func DisableRenameNoReplace() (restore func()) {
 	renameNoReplaceDisabled = true
 	return func() { renameNoReplaceDisabled = false }
 }
+
+// SetMoveHook runs hook right before each move's rename, under its locks,
+// and returns a function that restores the default.
+func SetMoveHook(hook func()) (restore func()) {
+	old := moveHook
+	moveHook = hook
+	return func() { moveHook = old }
+}

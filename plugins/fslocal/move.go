@@ -13,6 +13,10 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
+// moveHook runs right before a move's rename, under its locks; tests set it
+// to act as a creator that takes no lock (another program).
+var moveHook = func() {}
+
 // renameNoReplaceDisabled makes renameNoReplace fail EINVAL, as on a file
 // system without RENAME_NOREPLACE; tests set it to cover the fallbacks.
 var renameNoReplaceDisabled bool
@@ -89,6 +93,7 @@ func (p *Provider) Move(ctx context.Context, source, destination fsapi.Target, r
 		return fsapi.MoveOutcome{}, fsapi.ErrAborted(op, err)
 	}
 	out := fsapi.MoveOutcome{}
+	moveHook()
 	switch err := p.renameEntry(source.Key, destination.Key, req.Overwrite); {
 	case err == nil:
 	case errors.Is(err, syscall.EXDEV):
