@@ -16,6 +16,7 @@ import (
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/frontend"
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -91,15 +92,50 @@ type runtime struct {
 	reg  *tools.Registry
 	dep  *config.Deployment
 	log  *slog.Logger
+	// unprotect ends the protection of the deployment file dep was loaded
+	// from (protectDeployment).
+	unprotect host.Disposer
 }
 
-// boot mounts the tool registry (unless the deployment lists `tools`) and
-// every enabled entry in order, then audits: every enabled plugin must be
+// protectDeployment makes the file r.dep was loaded from a protected
+// deployment file (fsapi.ProtectConfig) on the host's set, in place of the
+// one registered before: at boot, and after each reload, which so reads
+// the set again (the file's identity may have changed, as an editor's
+// rename-over gives it a new inode).
+func (r *runtime) protectDeployment() error {
+	// The new registration comes first, so that the file is never
+	// unprotected between the two.
+	var d host.Disposer
+	if r.dep.Source != config.DefaultSource {
+		var err error
+		if d, err = fsapi.Protect(r.host.Root(), fsapi.ProtectConfig, r.dep.Source); err != nil {
+			return err
+		}
+	}
+	if r.unprotect != nil {
+		_ = r.unprotect(context.Background())
+	}
+	r.unprotect = d
+	return nil
+}
+
+// boot provides the host's protected files (fsapi.ProtectedKey) with the
+// deployment file among them, mounts the tool registry (unless the
+// deployment lists `tools`) and every enabled entry in order, then audits: every enabled plugin must be
 // ACTIVE (host §3.6). When the audit fails it returns the *host.BootError
 // together with the runtime, so `plugins` can still show each instance; the
 // caller closes it.
 func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runtime, error) {
 	h := host.New(host.WithLogger(log))
+	// The protected files come before every plugin, so that no deployment
+	// (whatever it mounts or disables) serves a tool without them.
+	if _, err := fsapi.ProtectedKey.Provide(h.Root(), fsapi.NewProtected()); err != nil {
+		return nil, err
+	}
+	rt := &runtime{host: h, dep: dep, log: log}
+	if err := rt.protectDeployment(); err != nil {
+		return nil, err
+	}
 	listed := false
 	for _, e := range dep.Entries {
 		if e.Name == tools.Plugin.Name() {
@@ -123,8 +159,7 @@ func boot(ctx context.Context, dep *config.Deployment, log *slog.Logger) (*runti
 			return nil, err
 		}
 	}
-	reg, _ := tools.Key.Get(h.Root())
-	rt := &runtime{host: h, reg: reg, dep: dep, log: log}
+	rt.reg, _ = tools.Key.Get(h.Root())
 	if err := h.Audit(); err != nil {
 		return rt, err
 	}

@@ -46,7 +46,7 @@ func TestServeTheEditorOverStdio(t *testing.T) {
 	require.NotNil(t, editor)
 	schema, err := json.Marshal(editor.InputSchema)
 	require.NoError(t, err)
-	assert.JSONEq(t, editorParameters, string(schema))
+	assert.JSONEq(t, editorParameters[:len(editorParameters)-1]+`,"additionalProperties":false}`, string(schema), "editor.md §4.2, closed over MCP (contract §5.3 [D22])")
 	assert.Contains(t, editor.Description, "* Long output is cut off and marked with <response clipped>.", "no HTML escaping reaches the model")
 	out, err := json.Marshal(editor.OutputSchema)
 	require.NoError(t, err)

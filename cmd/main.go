@@ -98,19 +98,23 @@ type command struct {
 var commands = []command{
 	{name: "serve", summary: "serve the tools to MCP clients over stdio, or streamable HTTP with --http", run: serve,
 		extra: func(fs *flag.FlagSet, c *common) {
-			fs.BoolVar(&c.watch, "watch", false, "reload the deployment when the --config file changes (also `watch: true` in the file)")
+			fs.BoolVar(&c.watch, "watch", false, "reload the deployment when the --config file changes (also watch: true in the file)")
 			c.transport.register(fs)
 		}},
-	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh conversation and print its text (exit 1 on a tool error)", run: call},
+	{name: "call", args: "TOOL [JSON]", summary: "run one tool call in a fresh conversation and print its text (exit 1 on a tool error)", run: call,
+		extra: policyFlag},
 	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one conversation (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
-		extra: func(fs *flag.FlagSet, c *common) {
-			fs.StringVar(&c.policy, "policy", "", "`on|off`: mount or disable the fspolicy entry, whatever the config says")
-		}},
+		extra: policyFlag},
 	{name: "tools", summary: "print the tools' schemas as JSON", run: listTools},
 	{name: "prompt", summary: "print the assembled prompt sections", run: printPrompt},
 	{name: "plugins", summary: "print each plugin instance: id, name, state, provides, injects, error", run: listPlugins,
 		extra: func(fs *flag.FlagSet, c *common) { fs.BoolVar(&c.json, "json", false, "print JSON instead of a table") }},
 	{name: "config", summary: "print the effective deployment after files, env and flags", run: printConfig},
+}
+
+// policyFlag registers --policy, of call and run.
+func policyFlag(fs *flag.FlagSet, c *common) {
+	fs.StringVar(&c.policy, "policy", "", "`on|off`: mount or disable the fspolicy entry, whatever the config says")
 }
 
 // Run runs dshhost with args in env and returns the exit code.
@@ -162,6 +166,10 @@ func Run(ctx context.Context, env Env, args []string) int {
 		return 2
 	}
 	for _, a := range fs.Args() {
+		if a == "-h" || a == "-help" || a == "--help" {
+			usage(env.Stdout) // `call read --help` asks for help, not a call with JSON "--help"
+			return 0
+		}
 		if name, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-"); ok || (strings.HasPrefix(a, "-") && a != "-") {
 			if name == "" {
 				name = strings.TrimPrefix(a, "-")

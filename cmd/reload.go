@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/events"
@@ -99,7 +101,16 @@ type reloader struct {
 // failure is logged and emitted the same way.
 func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 	ctx = context.WithoutCancel(ctx)
+	if err := checkComplete(source); err != nil {
+		r.failed(ctx, source, "config reload refused: "+err.Error()+"; still serving the last good deployment", err)
+		return reloadReport{Err: err}
+	}
 	dep, err := r.load()
+	if err == nil && len(dep.Entries) == 0 {
+		err = &incompleteFile{file: source, why: "has no plugin entry"}
+		r.failed(ctx, source, "config reload refused: "+err.Error()+"; still serving the last good deployment", err)
+		return reloadReport{Err: err}
+	}
 	if err == nil {
 		err = checkInfrastructure(dep)
 	}
@@ -118,8 +129,16 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 		release := r.hold()
 		defer release()
 	}
+	if replaced := r.replaced(dep); len(replaced) > 0 && r.rt.reg != nil {
+		release := r.rt.reg.HoldSwap(replaced...)
+		defer release()
+		r.awaitCalls(ctx, replaced)
+	}
 	rep, applied := r.reconcile(ctx, dep)
 	r.rt.dep = applied
+	if err := r.rt.protectDeployment(); err != nil {
+		r.log.Error("config reload: the deployment file could not be protected again", "file", source, "err", err)
+	}
 	if rep.Err != nil {
 		r.failed(ctx, source, "config reload: some entries kept their previous config", rep.Err)
 	}
@@ -133,6 +152,93 @@ func (r *reloader) reload(ctx context.Context, source string) reloadReport {
 	return rep
 }
 
+// defaultReloadCallWait bounds a reload's wait for calls in flight when no
+// front end says its call timeout (the MCP front end's default).
+const defaultReloadCallWait = 5 * time.Minute
+
+// replaced returns the ids of the running instances that applying dep may
+// unload: each non-infrastructure entry that dep removes, disables or
+// changes (its name or its config; an in-place update cannot be known
+// before it is offered), and the instances that depend on it (host §1.2),
+// each once.
+func (r *reloader) replaced(dep *config.Deployment) []string {
+	var ids []string
+	add := func(id string) {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, o := range r.rt.dep.Entries {
+		inst := r.rt.host.Instance(o.ID)
+		if infrastructure(o) || o.Disabled || inst == nil {
+			continue
+		}
+		if e, ok := dep.Entry(o.ID); ok && !e.Disabled && e.Name == o.Name && reflect.DeepEqual(o.Config, e.Config) {
+			continue
+		}
+		add(o.ID)
+		for _, d := range inst.Dependents() {
+			add(d)
+		}
+	}
+	return ids
+}
+
+// awaitCalls waits until no call of the tools of the instances ids is in
+// flight, up to the front end's call timeout (the calls are cancelled by
+// then), so that a reload never aborts a call to apply a change. It logs
+// `config reload: waiting for <n> calls of <ids>` when there are some, and
+// how the wait ended.
+func (r *reloader) awaitCalls(ctx context.Context, ids []string) {
+	reg := r.rt.reg
+	var busy []string
+	n := 0
+	for _, id := range ids {
+		if k := reg.Running(id); k > 0 {
+			busy, n = append(busy, id), n+k
+		}
+	}
+	if n == 0 {
+		return
+	}
+	limit := defaultReloadCallWait
+	if srv, ok := frontend.Key.Get(r.rt.host.Root()); ok {
+		limit = srv.CallTimeout()
+	}
+	r.log.Info(fmt.Sprintf("config reload: waiting for %d calls of %s", n, strings.Join(busy, " ")), "at most", limit)
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := reg.AwaitIdle(wctx, busy...); err != nil {
+		r.log.Warn(fmt.Sprintf("config reload: %d calls of %s still running after the call timeout; applying the change", reg.Running(busy...), strings.Join(busy, " ")), "waited", limit)
+		return
+	}
+	r.log.Info("config reload: the calls ended; applying the change", "entries", strings.Join(busy, " "))
+}
+
+// incompleteFile is a reload's refusal of a deployment file that looks
+// cut short: `<file> is empty`, `<file> does not end with a newline (a
+// partial write?)`, `<file> has no plugin entry`.
+type incompleteFile struct{ file, why string }
+
+func (e *incompleteFile) Error() string { return e.file + " " + e.why }
+
+// checkComplete refuses a deployment file that an interrupted writer may
+// have left: empty (nothing but white space), or whose last byte is not a
+// newline (a truncate-then-write caught between the two, a copy cut short
+// by ENOSPC). A read error is left to the load, which reports it.
+func checkComplete(source string) error {
+	data, err := config.ReadFile(source)
+	switch {
+	case err != nil:
+		return nil
+	case len(bytes.TrimSpace(data)) == 0:
+		return &incompleteFile{file: source, why: "is empty"}
+	case data[len(data)-1] != '\n':
+		return &incompleteFile{file: source, why: "does not end with a newline (a partial write?)"}
+	}
+	return nil
+}
+
 // checkInfrastructure refuses a candidate that disables the tool registry
 // or the MCP front end.
 func checkInfrastructure(dep *config.Deployment) error {
@@ -144,10 +250,17 @@ func checkInfrastructure(dep *config.Deployment) error {
 	return nil
 }
 
+// failed logs a reload's failure msg (at ERROR, with the file and err),
+// tells the clients (msg and err; msg alone when it already says err, as
+// an incompleteFile's does) and emits config/reload-failed.
 func (r *reloader) failed(ctx context.Context, source, msg string, err error) {
 	r.log.Error(msg, "file", source, "err", err)
 	if r.announce != nil {
-		r.announce("error", msg+": "+err.Error())
+		if _, whole := err.(*incompleteFile); whole {
+			r.announce("error", msg)
+		} else {
+			r.announce("error", msg+": "+err.Error())
+		}
 	}
 	if eerr := events.ConfigReloadFailed.Emit(ctx, r.rt.host.Root(), events.ReloadFailure{Source: source, Err: err}); eerr != nil {
 		r.log.Warn("a config/reload-failed listener failed", "err", eerr)

@@ -76,8 +76,15 @@ func startLive(t *testing.T, text string, environ ...string) *live {
 	t.Helper()
 	w, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	dir := t.TempDir()
-	l := &live{t: t, w: w, file: filepath.Join(dir, "dsh.yaml"), reports: make(chan reloadReport, 128),
+	return startLiveIn(t, w, filepath.Join(t.TempDir(), "dsh.yaml"), text, environ...)
+}
+
+// startLiveIn is startLive with the workspace w and the deployment file
+// (which may lie inside w) given.
+func startLiveIn(t *testing.T, w, file, text string, environ ...string) *live {
+	t.Helper()
+	dir := filepath.Dir(file)
+	l := &live{t: t, w: w, file: file, reports: make(chan reloadReport, 128),
 		failures: make(chan events.ReloadFailure, 128), loads: map[string]int{}, messages: make(chan string, 128)}
 	require.NoError(t, os.WriteFile(l.file, []byte(text), 0o644))
 	c := &common{config: l.file, workspace: w}

@@ -62,7 +62,7 @@ func TestServeOverStdio(t *testing.T) {
 	assert.Equal(t, "Read a UTF-8 text file and return line-numbered content.", read.Description)
 	schema, err := json.Marshal(read.InputSchema)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"type":"object","properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}},"required":["file_path"]}`, string(schema))
+	assert.JSONEq(t, `{"type":"object","properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}},"required":["file_path"],"additionalProperties":false}`, string(schema), "the root is closed over MCP (contract §5.3 [D22])")
 	outSchema, err := json.Marshal(read.OutputSchema)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"},"mimeType":{"type":"string"},"bytes":{"type":"integer"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`,

@@ -92,3 +92,24 @@ func TestRelativeRootFollowsTheConfigFile(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Contains(t, res.stdout, `"root": "`+proj+`"`)
 }
+
+// The smaller items of issue 24: `call TOOL --help` is a request for help,
+// not JSON; `call` takes `run`'s --policy; serve's --help shows --watch as
+// the boolean it is.
+func TestHelpAndPolicyOfCall(t *testing.T) {
+	w := workspace(t)
+	res := dshhost(t, w, "", nil, "call", "read", "--help")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "usage: dshhost call [flags] TOOL [JSON]\n"), res.stdout)
+	assert.Contains(t, res.stdout, "  -policy on|off\n")
+
+	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("one\n"), 0o644))
+	res = dshhost(t, w, "", nil, "call", "--policy", "off", "edit", `{"file_path":"a.txt","old_string":"one","new_string":"two"}`)
+	assert.Equal(t, 0, res.code, "without the policy no read is needed: %s %s", res.stdout, res.stderr)
+	res = dshhost(t, w, "", nil, "call", "--policy", "on", "edit", `{"file_path":"a.txt","old_string":"two","new_string":"three"}`)
+	assert.Equal(t, 1, res.code)
+	assert.Contains(t, res.stdout, "read the file, then retry")
+
+	res = dshhost(t, w, "", nil, "serve", "--help")
+	assert.Contains(t, res.stdout, "  -watch\n")
+}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,38 @@ import (
 // reload runs: editors write a file in several steps (truncate, write,
 // rename over), and a burst of them within 200 ms is one reload.
 const reloadQuiet = 200 * time.Millisecond
+
+// reloadSettle is how long a changed config file's content must stay the
+// same, across two reads, before a reload applies it: a writer caught
+// between truncating the file and writing it (or writing it in pieces) is
+// not applied. settleTries bounds the reads of a file that keeps changing;
+// its next change starts over.
+const (
+	reloadSettle = 500 * time.Millisecond
+	settleTries  = 10
+)
+
+// settle reads the file with read until two reads settle apart agree
+// (content and error), and reports whether they did within settleTries
+// reads; it returns false when ctx ends.
+func settle(ctx context.Context, read func() ([]byte, error), settle time.Duration) bool {
+	a, aerr := read()
+	for range settleTries - 1 {
+		t := time.NewTimer(settle)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		b, berr := read()
+		if bytes.Equal(a, b) && (aerr == nil) == (berr == nil) {
+			return true
+		}
+		a, aerr = b, berr
+	}
+	return false
+}
 
 // Re-establishing a lost watch (issue: a trial removed and recreated the
 // config directory, and serve never reloaded again): the directory is tried
@@ -226,6 +259,10 @@ func watchDeployment(ctx context.Context, env Env, c *common, ws *workspace, rt 
 		}}
 	source := rt.dep.Source
 	return watchFile(ctx, source, reloadQuiet, log, func() {
+		if !settle(ctx, func() ([]byte, error) { return config.ReadFile(source) }, reloadSettle) {
+			log.Info("the config file is still changing; it is reloaded once it stays the same", "file", source, "for", reloadSettle)
+			return
+		}
 		ws.change.Lock()
 		rep := r.reload(ctx, source)
 		if explicit && rep.Err == nil {

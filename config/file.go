@@ -47,7 +47,7 @@ func (l *loader) read() (map[string]any, error) {
 	default:
 		return nil, errors.New("unknown config format: use a .yaml, .yml, .json or .toml file")
 	}
-	data, err := readRegular(l.opts.File)
+	data, err := ReadFile(l.opts.File)
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +70,13 @@ func (l *loader) read() (map[string]any, error) {
 // maxFileSize bounds a deployment file: 16 MiB, far beyond any real one.
 const maxFileSize = 16 << 20
 
-// readRegular reads the deployment file at path, refusing anything but a
+// ReadFile reads the deployment file at path, refusing anything but a
 // regular file of at most maxFileSize bytes. It opens with O_NONBLOCK and
 // checks the opened file with fstat, so a FIFO or device put where the
 // file was (by mistake, or by swapping it under a watching serve) is an
 // error at once, never a read that blocks a load or a reload.
-func readRegular(path string) ([]byte, error) {
+// Errors: the open's, `not a regular file (<kind>)`, `larger than 16 MiB`.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func readRegular(path string) ([]byte, error) {
 	return data, nil
 }
 
-// kindOf names a non-regular file's type for readRegular's error.
+// kindOf names a non-regular file's type for ReadFile's error.
 func kindOf(m os.FileMode) string {
 	switch {
 	case m.IsDir():

@@ -81,10 +81,15 @@ const (
 )
 
 // Observation is the payload of [FSObserved] (contract §1.1, [D4]).
+// Digest, for a Present observation, is the digest of the content seen at
+// Version when the tool had that content whole (fsapi.WithDigestSink), and
+// zero otherwise; a decider hands it on in its guards, so that a file
+// rewritten with the same bytes is still fresh ([D24]).
 type Observation struct {
 	Target  fsapi.Target
 	Kind    ObservationKind
 	Version fsapi.Version
+	Digest  fsapi.Digest
 	Actor   Actor
 }
 

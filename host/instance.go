@@ -180,3 +180,30 @@ func (h *Host) freeIDLocked(name string) string {
 		}
 	}
 }
+
+// Dependents returns the ids of the instances that a restart or dispose of
+// i unloads before it (host §1.2 "Dispose cascade"): those that inject a
+// service i provides, then theirs, transitively, each once, nearest first.
+func (i *Instance) Dependents() []string {
+	h := i.h
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var ids []string
+	seen := map[*Instance]bool{i: true}
+	for queue := []*Instance{i}; len(queue) > 0; queue = queue[1:] {
+		var names []string
+		for name, sv := range h.services {
+			if sv.provider == queue[0] {
+				names = append(names, name)
+			}
+		}
+		for _, d := range h.dependentsLocked(names) {
+			if !seen[d] {
+				seen[d] = true
+				ids = append(ids, d.id)
+				queue = append(queue, d)
+			}
+		}
+	}
+	return ids
+}

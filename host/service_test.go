@@ -201,6 +201,8 @@ func TestTheDisposeCascadeIsTransitive(t *testing.T) {
 	pa := mount(t, h, storeProvider(&j, "a"), nil)
 	require.Equal(t, host.StateActive, tp.State())
 	require.Equal(t, []string{"apply top with a+middle"}, j.take())
+	assert.Equal(t, []string{md.ID(), tp.ID()}, pa.Dependents(), "what a dispose of the provider unloads, nearest first")
+	assert.Empty(t, tp.Dependents())
 
 	require.NoError(t, pa.Dispose(t.Context()))
 	assert.Equal(t, []string{

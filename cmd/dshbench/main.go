@@ -28,6 +28,11 @@
 // processes runs one half; -only startup (never part of the default run)
 // attributes the start-up of `dshhost call read` to the packages dshhost
 // links, with hello-world programs that blank-import more and more of them;
+// -only multiedit (never part of the default run) times multi_edit of three
+// edits to a 10 MB file against the three edit calls it replaces, and its
+// dry run; -only edits (never part of the default run either) measures one
+// edit of a 10 GB sparse file and replace_all in a 200 MB file, beside the
+// same calls of an older binary given with -before;
 // -dshhost BINARY measures a given binary. docs/benchmarks.md explains the
 // figures and the goals they are checked against.
 package main
@@ -47,8 +52,9 @@ func main() {
 	n := flag.Int("n", 200, "calls per measured series (edits: n/10)")
 	quick := flag.Bool("quick", false, "leave out the 200 MB and 1 GB fixtures")
 	keep := flag.Bool("keep", false, "keep the temporary directory")
-	only := flag.String("only", "", "comma-separated parts to run: sessions, processes, startup (empty: sessions and processes; startup runs only when named)")
+	only := flag.String("only", "", "comma-separated parts to run: sessions, processes, startup, multiedit, edits (empty: sessions and processes; startup, multiedit and edits run only when named)")
 	dshhost := flag.String("dshhost", "", "a dshhost binary to measure instead of building one")
+	before := flag.String("before", "", "with -only edits: an older dshhost binary whose same calls run beside each")
 	era := flag.String("era", "legacy", "`legacy` (an initialize session) or 2026-07-28 (no session: the protocol fields and a conversation handle on every request) for dshhost's per-call series; the official server is always a legacy session")
 	flag.Parse()
 
@@ -85,6 +91,12 @@ func main() {
 	}
 	if strings.Contains(*only, "startup") {
 		b.startup()
+	}
+	if strings.Contains(*only, "multiedit") {
+		b.multiEdit()
+	}
+	if strings.Contains(*only, "edits") {
+		b.edits(*before)
 	}
 	b.report()
 }

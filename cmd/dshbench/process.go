@@ -12,7 +12,8 @@ import (
 
 // run runs argv to completion with its output discarded and returns its wall
 // time, its output size, its peak RSS in bytes (0 unless watch) and its CPU
-// time (user + system).
+// time (user + system); a process that exits non-zero returns them too, with
+// the exit error.
 //
 // The peak RSS is the largest VmHWM read from /proc/<pid>/status while the
 // process runs (every 2 ms). getrusage's ru_maxrss is no use here: Go starts
@@ -33,9 +34,9 @@ func run(watch bool, argv ...string) (time.Duration, int, int64, time.Duration, 
 		err := cmd.Wait()
 		d := time.Since(start)
 		if err != nil {
-			return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
+			err = fmt.Errorf("%v: %w", argv, err)
 		}
-		return d, out.n, 0, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+		return d, out.n, 0, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
 	}
 	done := make(chan struct{})
 	peak := make(chan int64, 1)
@@ -61,9 +62,9 @@ func run(watch bool, argv ...string) (time.Duration, int, int64, time.Duration, 
 	close(done)
 	rss := <-peak
 	if err != nil {
-		return 0, 0, 0, 0, fmt.Errorf("%v: %w", argv, err)
+		err = fmt.Errorf("%v: %w", argv, err)
 	}
-	return d, out.n, rss, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return d, out.n, rss, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
 }
 
 // vmHWM returns the VmHWM of a /proc status file in bytes, 0 when it cannot

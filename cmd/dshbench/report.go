@@ -15,6 +15,7 @@ type row struct {
 	maxRatio      float64 // p50 ratio dsh/other
 	maxBytes      int     // dsh response bytes
 	maxRSS        int64   // dsh peak RSS
+	bothRSS       bool    // show the alternative's peak RSS, goal or not
 }
 
 func (b *bench) add(r row) {
@@ -47,7 +48,7 @@ func (r row) line() string {
 		if r.other.bytes > 0 {
 			fmt.Fprintf(&s, " %s", size(int64(r.other.bytes)))
 		}
-		if r.other.peakRSS > 0 && r.maxRSS > 0 {
+		if r.other.peakRSS > 0 && (r.maxRSS > 0 || r.bothRSS) {
 			fmt.Fprintf(&s, " peak RSS %s", size(r.other.peakRSS))
 		}
 		fmt.Fprintf(&s, " | ratio %.2fx", ratio)

@@ -111,7 +111,7 @@ func boundedHunks(path, before, after string, maxBytes int) ([]Hunk, bool) {
 	}
 	lo, hiBefore, hiAfter := changedRegion(before, after)
 	a, b := diffLines(before[lo:hiBefore]), diffLines(after[lo:hiAfter])
-	spans := hunkSpans(a, b)
+	spans := hunkSpans(a, b, lcs.DiffLines(a, b))
 	if maxBytes >= 0 {
 		total := 0
 		for _, sp := range spans {
@@ -222,17 +222,19 @@ func joinedLen(lines []string) int {
 }
 
 // hunkSpan is where one hunk lies: lines [oldLo, oldHi) of the old text and
-// [newLo, newHi) of the new one, context included.
+// [newLo, newHi) of the new one, context included, and the changes it
+// holds, edits[firstEdit:endEdit] of the line diff.
 type hunkSpan struct {
 	oldLo, oldHi, newLo, newHi int
+	firstEdit, endEdit         int
 }
 
-// hunkSpans groups the line diff of a and b into hunks: consecutive changes
-// separated by at most 2×diffContext unchanged lines share a hunk, and each
-// hunk extends diffContext unchanged lines (fewer at either end of the
-// text) before its first change and after its last (contract §6.10).
-func hunkSpans(a, b []string) []hunkSpan {
-	edits := lcs.DiffLines(a, b)
+// hunkSpans groups edits, the line diff of a and b, into hunks:
+// consecutive changes separated by at most 2×diffContext unchanged lines
+// share a hunk, and each hunk extends diffContext unchanged lines (fewer at
+// either end of the text) before its first change and after its last
+// (contract §6.10).
+func hunkSpans(a, b []string, edits []lcs.Diff) []hunkSpan {
 	var spans []hunkSpan
 	for i := 0; i < len(edits); {
 		j := i
@@ -243,6 +245,7 @@ func hunkSpans(a, b []string) []hunkSpan {
 		spans = append(spans, hunkSpan{
 			oldLo: max(0, first.Start-diffContext), oldHi: min(len(a), last.End+diffContext),
 			newLo: max(0, first.ReplStart-diffContext), newHi: min(len(b), last.ReplEnd+diffContext),
+			firstEdit: i, endEdit: j + 1,
 		})
 		i = j + 1
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aymanbagabas/go-udiff/lcs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -157,7 +158,7 @@ func TestDiffOfALargeTextLooksOnlyAtTheChange(t *testing.T) {
 func checkTiling(t *testing.T, before, after string) (a, b []string, spans []hunkSpan) {
 	t.Helper()
 	a, b = diffLines(before), diffLines(after)
-	spans = hunkSpans(a, b)
+	spans = hunkSpans(a, b, lcs.DiffLines(a, b))
 	if before == after {
 		require.Empty(t, spans)
 		return a, b, spans

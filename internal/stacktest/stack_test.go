@@ -62,6 +62,7 @@ func TestValidationMessages(t *testing.T) {
 		{"edit: a blank path", "edit", `{"file_path":" ","old_string":"","new_string":""}`, "file_path must be a non-empty string"},
 		{"edit: an empty old_string", "edit", `{"file_path":"a.txt","old_string":"","new_string":"x"}`, "old_string must be a non-empty string"},
 		{"edit: equal strings, compared raw", "edit", `{"file_path":"a.txt","old_string":"a","new_string":"a"}`, "old_string and new_string must differ"},
+		{"write: prefix_rule alone", "write", `{"file_path":"n.txt","content":"x","prefix_rule":["git"]}`, "invalid escalation: prefix_rule is only valid together with sandbox_permissions"},
 		{"edit: escalation after validation", "edit", `{"file_path":"a.txt","old_string":"a","new_string":"b","justification":"j"}`, "invalid escalation: justification is only valid together with sandbox_permissions"},
 	}
 	for _, tc := range tests {

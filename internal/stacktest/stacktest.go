@@ -1,7 +1,8 @@
 // Package stacktest assembles the default filesystem stack on a fresh host
-// for tests and benchmarks, as fxtest does for fx: the tool registry,
-// fslocal confined to a fresh workspace, fspolicy (unless asked not to),
-// toolfs, toolfiles and toolsearch. It is imported only from _test.go files.
+// for tests and benchmarks, as fxtest does for fx: the host's protected
+// set, the tool registry, fslocal confined to a fresh workspace, fspolicy
+// (unless asked not to), toolfs, toolfiles and toolsearch. It is imported
+// only from _test.go files.
 package stacktest
 
 import (
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
@@ -38,6 +40,10 @@ type Stack struct {
 	// W is the workspace: a fresh, symlink-free temporary directory, the
 	// provider's cwd and confinement root.
 	W string
+	// Protected is the host's protected set (fsapi.ProtectedKey), provided
+	// on the root scope before any plugin, as dshhost does: empty until a
+	// test adds to it.
+	Protected *fsapi.Protected
 }
 
 // Options change the stack.
@@ -77,7 +83,10 @@ func New(tb testing.TB, opts Options) *Stack {
 	}
 	h := host.New()
 	tb.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	s := &Stack{Host: h, W: w}
+	s := &Stack{Host: h, W: w, Protected: fsapi.NewProtected()}
+	if _, err := fsapi.ProtectedKey.Provide(h.Root(), s.Protected); err != nil {
+		tb.Fatal(err)
+	}
 	// mount decodes a raw config as a deployment file's would be (config
 	// is the one decoder, host §3.7; a typed config is only validated),
 	// then mounts it.

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,6 +53,33 @@ type Config struct {
 // 1000, maxArgumentBytes 1 MiB.
 func DefaultConfig() Config {
 	return Config{Timeout: 2 * time.Second, OnFailure: wire.Block, Queue: 1000, MaxArgumentBytes: wire.DefaultMaxArgumentBytes}
+}
+
+// scripts returns the files the child runs, the entry's protected
+// deployment files (fsapi.Protect, ProtectConfig): command[0] when it is a
+// path (with a slash, taken against Dir), and every later argument that
+// names an existing regular file against Dir (the script an interpreter
+// such as python3 or node runs). A program found in PATH is not one.
+func (c Config) scripts() []string {
+	var files []string
+	abs := func(p string) string {
+		if filepath.IsAbs(p) || c.Dir == "" {
+			return p
+		}
+		return filepath.Join(c.Dir, p)
+	}
+	for i, arg := range c.Command {
+		if i == 0 {
+			if strings.Contains(arg, "/") {
+				files = append(files, abs(arg))
+			}
+			continue
+		}
+		if fi, err := os.Stat(abs(arg)); err == nil && fi.Mode().IsRegular() {
+			files = append(files, abs(arg))
+		}
+	}
+	return files
 }
 
 // UseDir sets Dir when unset (config.DirUser).

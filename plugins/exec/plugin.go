@@ -20,7 +20,10 @@ import (
 
 // Plugin is the `exec` plugin. It injects the tool registry (for the tools
 // a child declares) and uses the fs service when present (for each
-// target's real path).
+// target's real path). The files it runs (command[0] when it is a path,
+// and the script arguments) are protected deployment files
+// (fsapi.ProtectConfig) while the entry is mounted; the child itself runs
+// outside the fs provider, so its own tools are not bound by them.
 var Plugin = host.Define[Config]("exec", apply, host.Defaults(DefaultConfig),
 	host.Inject(tools.Key), host.Optional(fsapi.Key))
 
@@ -45,6 +48,10 @@ type entry struct {
 }
 
 func apply(ctx context.Context, s *host.Scope, cfg Config) error {
+	// The code the server runs is a deployment file: no tool changes it.
+	if _, err := fsapi.Protect(s, fsapi.ProtectConfig, cfg.scripts()...); err != nil {
+		return err
+	}
 	e := &entry{id: s.Instance().ID(), s: s, cfg: cfg, log: s.Logger(), q: newQueue(cfg.Queue), state: "starting"}
 	e.codec = wire.Codec{Workspace: realWorkspace(cfg.Workspace), MaxArgumentBytes: cfg.MaxArgumentBytes,
 		RealPath: func(t fsapi.Target) (string, bool) {

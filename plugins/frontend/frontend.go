@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/dsh-go/dsh/host"
 )
@@ -37,6 +38,10 @@ type Server interface {
 	// one at level ("info", "warning", "error", ...), e.g. a reload's
 	// result.
 	Announce(level, message string)
+	// CallTimeout is the longest a tool call may run before it is
+	// cancelled: a config reload waits that long at most for the calls
+	// of the plugins it replaces.
+	CallTimeout() time.Duration
 }
 
 // Mount is what the program that serves gives the front end it mounts:

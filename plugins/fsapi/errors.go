@@ -1,15 +1,18 @@
 package fsapi
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dsh-go/dsh/internal/quote"
 )
 
 // Code is one of the error codes of contract §2.3 (CodeInvalidPath and
-// CodeWriteFailed in invalidpath.go and writefailed.go) and of the
-// entry operations (CodeDirectoryNotEmpty and CodeAlreadyExists in
-// remove.go). Its String form is the wire word (`FS_NOT_FOUND`, ...).
+// CodeWriteFailed in invalidpath.go and writefailed.go), one of the two
+// of the deployment's own limits (CodeFileTooLarge, CodeProtected, in
+// limits.go and protected.go), or of the entry operations
+// (CodeDirectoryNotEmpty and CodeAlreadyExists in remove.go). Its String
+// form is the wire word (`FS_NOT_FOUND`, ...).
 type Code string
 
 // The codes of contract §2.3.
@@ -61,6 +64,12 @@ func (e *Error) ErrorName() string { return ErrorName }
 
 // ErrorCode returns the code's wire word, e.g. "FS_STALE_VERSION".
 func (e *Error) ErrorCode() string { return string(e.Code) }
+
+// HasCode reports whether the first *Error in err's chain has code.
+func HasCode(err error, code Code) bool {
+	var fe *Error
+	return errors.As(err, &fe) && fe.Code == code
+}
 
 // Display returns s as model-visible text: every byte that does not start a
 // valid UTF-8 sequence becomes one U+FFFD, everything else is unchanged

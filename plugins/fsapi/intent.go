@@ -25,16 +25,21 @@ func (k IntentKind) String() string {
 
 // WriteIntent is the precondition of a write. A nil *WriteIntent means an
 // unconditional create-or-overwrite, a third state rather than a third kind.
-// Version is read only for ReplaceIfVersion. Contract §2.1, §3.7 step 4.
+// Version and Digest are read only for ReplaceIfVersion: the file must be
+// at Version, or, when Digest is not zero, hold exactly the content Digest
+// digests ([D24]). Contract §2.1, §3.7 step 4.
 type WriteIntent struct {
 	Kind    IntentKind
 	Version Version
+	Digest  Digest
 }
 
 // EditGuard is the expected version of an edit; a nil *EditGuard means
-// unguarded. Contract §2.1, §3.8 step 4.
+// unguarded. The file must be at Version, or, when Digest is not zero, hold
+// exactly the content Digest digests ([D24]). Contract §2.1, §3.8 step 4.
 type EditGuard struct {
 	Version Version
+	Digest  Digest
 }
 
 // EditRequest is a literal edit: replace OldString by NewString, once (it must

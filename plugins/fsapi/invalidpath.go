@@ -18,3 +18,10 @@ func ErrComponentTooLong(p string, cause error) *Error {
 func ErrNULInPath(p string) *Error {
 	return cannot(CodeInvalidPath, "resolve", strings.ReplaceAll(p, "\x00", `\0`), "the path contains a NUL character", nil)
 }
+
+// ErrFinalSlash is FS_INVALID_PATH `cannot <op> "<p>/": a file path must
+// not end with "/"`, where p is the display path of the path without its
+// final slashes (contract §6.4a [D23]).
+func ErrFinalSlash(op, p string) *Error {
+	return newError(CodeInvalidPath, op, p, "cannot "+op+` "`+Display(p)+`/": a file path must not end with "/"`, nil)
+}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
@@ -115,10 +117,16 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 	// The staging file stays open, and so locked against sweeps, until it
 	// has become the target.
 	if c.exclusive && c.prior == nil {
-		if err := p.tree.link(tmp, t.Key); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return fail(fsapi.ErrOverwriteUnread(t.DisplayPath))
-			}
+		err := p.tree.link(tmp, t.Key)
+		if errors.Is(err, fs.ErrExist) {
+			// A dangling link counts as missing (contract §3.2, E28): it
+			// is replaced, and what it points at is not created.
+			err = p.replaceDangling(held, tmp, t.Key)
+		}
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return fail(fsapi.ErrOverwriteUnread(t.DisplayPath))
+		case err != nil:
 			return fail(coded(op, t.DisplayPath, err))
 		}
 		// The key holds the data now; the staging name goes.
@@ -132,6 +140,57 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 		return coded(op, t.DisplayPath, err)
 	}
 	return nil
+}
+
+// replaceDangling publishes the staging file tmp at key, in the directory
+// held (nil: opened here), when key is a dangling symlink, without ever
+// replacing anything else ([D18]): the two names are exchanged atomically
+// (renameat2 RENAME_EXCHANGE), and when what came back is not a symlink (a
+// file that appeared in between) they are exchanged back. tmp then names
+// the old link, which the caller removes with the staging name. Anything
+// at key but a dangling link is fs.ErrExist; where the file system cannot
+// exchange, the link is replaced by a rename after a second check.
+func (p *Provider) replaceDangling(held *os.File, tmp, key string) error {
+	if !p.dangles(key) {
+		return fs.ErrExist
+	}
+	d := held
+	if d == nil {
+		var err error
+		if d, err = p.tree.openFile(filepath.Dir(key), os.O_RDONLY|syscall.O_DIRECTORY, 0); err != nil {
+			return err
+		}
+		defer d.Close()
+	}
+	dirfd, a, b := int(d.Fd()), filepath.Base(tmp), filepath.Base(key)
+	err := unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE)
+	switch {
+	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EOPNOTSUPP):
+		if !p.dangles(key) {
+			return fs.ErrExist
+		}
+		return unix.Renameat(dirfd, a, dirfd, b)
+	case err != nil:
+		return err
+	}
+	var back unix.Stat_t
+	if err := unix.Fstatat(dirfd, a, &back, unix.AT_SYMLINK_NOFOLLOW); err == nil && back.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	if err := unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE); err != nil {
+		return err
+	}
+	return fs.ErrExist
+}
+
+// dangles reports whether key is a symlink whose target does not exist.
+func (p *Provider) dangles(key string) bool {
+	fi, err := p.tree.lstat(key)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	_, err = p.statKey(key)
+	return absent(err)
 }
 
 // abandon removes and closes a staging file after err. If that fails too,

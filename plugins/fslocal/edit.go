@@ -2,7 +2,6 @@ package fslocal
 
 import (
 	"context"
-	"strings"
 
 	"github.com/dsh-go/dsh/plugins/fsapi"
 )
@@ -15,12 +14,15 @@ import (
 // which leaves the file as it was); FS_STALE_VERSION `cannot edit "<p>":
 // file changed since it was read` when t is absent, guarded or not;
 // FS_NOT_REGULAR_FILE `cannot edit "<p>": not a regular file`;
-// FS_STALE_VERSION (same message) when guard's version differs, checked
-// before matching; FS_PERMISSION_DENIED `cannot edit "<p>": permission
+// FS_STALE_VERSION (same message) when guard's version differs and the file
+// does not hold exactly the bytes of guard's Digest ([D24]), checked before
+// matching; FS_PERMISSION_DENIED `cannot edit "<p>": permission
 // denied` ([D7]); FS_NOT_TEXT `cannot edit "<p>": binary file` for a NUL
 // anywhere, then `cannot edit "<p>": invalid UTF-8 text`; FS_EDIT_NOT_FOUND
 // `old_string must be a non-empty string` when OldString is empty after
-// CRLF→LF; FS_EDIT_NOT_FOUND `old_string was not found in "<p>"`;
+// CRLF→LF; FS_EDIT_NOT_FOUND `old_string was not found in "<p>"`, followed
+// by the lines of a near match when there is one (a *fsapi.NearMiss cause,
+// docs/editing.md);
 // FS_AMBIGUOUS_EDIT `old_string matched <N> times in "<p>"; provide a more
 // specific old_string or set replace_all to true` when it matches more than
 // once without ReplaceAll. A redirection outside the confinement root fails
@@ -38,23 +40,9 @@ import (
 // before and after, unless the file before or after is larger than the diff
 // basis bound carried by ctx (fsapi.DiffBasis): then the views are empty and
 // BasisOmitted is true (contract §5.4a [D20]). A no-op edit still rewrites
-// the file and changes its version.
+// the file and changes its version. A ctx digest sink gets the digest of
+// the new bytes when they are at most the digest bound ([D24]).
 func (p *Provider) EditText(ctx context.Context, t fsapi.Target, req fsapi.EditRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	replaced := 0
-	out, err := p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
-		data, view, err := literalEdit(text, req, t.DisplayPath)
-		if err == nil {
-			replaced = 1
-			if req.ReplaceAll {
-				// The spans replaced are the non-overlapping occurrences.
-				replaced = strings.Count(view, toLF(req.OldString))
-			}
-		}
-		return data, view, err
-	})
-	if err != nil {
-		return fsapi.EditOutcome{}, err
-	}
-	out.Replacements = replaced
-	return out, nil
+	out, _, err := p.editTexts(ctx, t, []fsapi.EditRequest{req}, guard, false, nil)
+	return out, err
 }

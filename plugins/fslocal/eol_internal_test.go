@@ -100,10 +100,11 @@ func TestViewMapsBackToRaw(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newLineView(tc.raw)
 			assert.Equal(t, tc.view, v.Text)
-			assert.Equal(t, len(tc.raw), v.raw(len(v.Text)), "the end maps to the raw end")
+			assert.Equal(t, len(tc.raw), v.cursor().at(len(v.Text)), "the end maps to the raw end")
 			// Every view byte maps to a raw span whose LF view is that byte.
+			c := v.cursor()
 			for i := 0; i < len(v.Text); i++ {
-				span := tc.raw[v.raw(i):v.raw(i+1)]
+				span := tc.raw[c.at(i):c.at(i+1)]
 				assert.Equal(t, v.Text[i:i+1], toLF(span), "view byte %d", i)
 			}
 		})
@@ -114,5 +115,6 @@ func TestViewSpanOfAPairCoversBothBytes(t *testing.T) {
 	raw := "one\r\ntwo\r\n"
 	v := newLineView(raw)
 	i := strings.Index(v.Text, "\ntwo")
-	assert.Equal(t, "\r\ntwo", raw[v.raw(i):v.raw(i+4)])
+	c := v.cursor()
+	assert.Equal(t, "\r\ntwo", raw[c.at(i):c.at(i+4)])
 }

@@ -18,7 +18,7 @@ var _ fsapi.Inserter = (*Provider)(nil)
 // *fsapi.LineRangeError cause, and nothing is written. See insertLines for
 // the bytes written.
 func (p *Provider) InsertText(ctx context.Context, t fsapi.Target, req fsapi.InsertRequest, guard *fsapi.EditGuard) (fsapi.EditOutcome, error) {
-	return p.rewrite(ctx, t, guard, func(text string) (string, string, error) {
+	return p.rewrite(ctx, t, guard, false, func(text string) (string, string, error) {
 		return insertLines(text, req, t.DisplayPath)
 	})
 }

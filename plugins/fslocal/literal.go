@@ -7,7 +7,8 @@ import (
 )
 
 // literalEdit computes a literal edit of a file's text (contract §3.8 steps
-// 6–8, [D1]): it returns the new file text and the LF view of the old one.
+// 6–8, [D1]): it returns the new file text, the LF view of the old one and
+// the number of spans replaced.
 //
 // Matching looks for OldString (CRLF→LF) in the LF view of text (BOM
 // removed, CRLF→LF): without ReplaceAll every occurrence counts, overlapping
@@ -20,29 +21,37 @@ import (
 // are). Every other byte is kept: the BOM, the endings of untouched lines,
 // lone CRs, the final-newline state. Errors: FS_EDIT_NOT_FOUND
 // `old_string must be a non-empty string` and `old_string was not found in
-// "<display>"`, FS_AMBIGUOUS_EDIT when several matches and not ReplaceAll,
-// with a *fsapi.MatchLines cause (editor.md §2.2).
-func literalEdit(text string, req fsapi.EditRequest, display string) (data, view string, err error) {
+// "<display>"` (with the lines of a near match and a *fsapi.NearMiss cause
+// when there is one, nearMiss), FS_AMBIGUOUS_EDIT when several matches and
+// not ReplaceAll, with a *fsapi.MatchLines cause (editor.md §2.2). A maxLen
+// above 0 bounds the new text: an edit that would make it longer fails
+// with an *editGrowthError before the text is built.
+//
+// Memory: the view (a copy only when text has CRLF pairs) and the new text,
+// sized once from the count of spans; the spans are found again while the
+// new text is written, never listed, so replace_all of a one-byte string
+// costs what a one-span edit does.
+func literalEdit(text string, req fsapi.EditRequest, display string, maxLen int) (data, view string, replaced int, err error) {
 	raw, bom := stripBOM(text)
 	v := newLineView(raw)
 	old := toLF(req.OldString)
 	if old == "" {
-		return "", "", fsapi.ErrEmptyOldString()
+		return "", "", 0, fsapi.ErrEmptyOldString()
 	}
-	var matches []int
+	n, at := 0, -1
 	if req.ReplaceAll {
-		matches = find(v.Text, old)
+		if n = strings.Count(v.Text, old); n > 0 {
+			at = strings.Index(v.Text, old)
+		}
 	} else {
 		occ := scanOccurrences(v.Text, old)
 		if occ.Count > 1 {
-			return "", "", fsapi.ErrAmbiguousEditAt(&occ.MatchLines, display)
+			return "", "", 0, fsapi.ErrAmbiguousEditAt(&occ.MatchLines, display)
 		}
-		if occ.Count == 1 {
-			matches = []int{occ.first}
-		}
+		n, at = occ.Count, occ.first
 	}
-	if len(matches) == 0 {
-		return "", "", fsapi.ErrEditNotFound(display)
+	if n == 0 {
+		return "", "", 0, fsapi.ErrEditNotFoundNear(display, nearMiss(v.Text, old))
 	}
 	insert := toLF(req.NewString)
 	// The dominance rule from the view's count of CRLF pairs: a file with
@@ -50,31 +59,27 @@ func literalEdit(text string, req fsapi.EditRequest, display string) (data, view
 	if crlf := v.pairCount(); crlf > 0 && crlf > strings.Count(raw, "\n")-crlf {
 		insert = lfToCRLF(insert)
 	}
+	// An upper bound: each raw span is at least len(old) bytes long.
+	size := len(text) + n*(len(insert)-len(old))
+	if maxLen > 0 && size > maxLen {
+		return "", "", 0, &editGrowthError{max: maxLen}
+	}
 	var b strings.Builder
-	b.Grow(len(text) + len(matches)*(len(insert)-len(old)) + len(matches))
+	b.Grow(size)
 	if bom {
 		b.WriteString(utf8BOM)
 	}
+	c := v.cursor()
 	last := 0
-	for _, m := range matches {
-		b.WriteString(raw[last:v.raw(m)])
+	for i := 0; ; i++ {
+		b.WriteString(raw[last:c.at(at)])
 		b.WriteString(insert)
-		last = v.raw(m + len(old))
+		last = c.at(at + len(old))
+		if i+1 == n {
+			break
+		}
+		at += len(old) + strings.Index(v.Text[at+len(old):], old)
 	}
 	b.WriteString(raw[last:])
-	return b.String(), v.Text, nil
-}
-
-// find returns the view offsets of the non-overlapping occurrences of old in
-// text, scanning left to right: `aa` occurs once in `aaa`, twice in `aaaa`.
-func find(text, old string) []int {
-	var at []int
-	for i := 0; ; {
-		j := strings.Index(text[i:], old)
-		if j < 0 {
-			return at
-		}
-		at = append(at, i+j)
-		i += j + len(old)
-	}
+	return b.String(), v.Text, n, nil
 }

@@ -32,7 +32,7 @@ func TestLiteralEditExamples(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			data, _, err := literalEdit(tc.text, fsapi.EditRequest{OldString: tc.old, NewString: tc.new, ReplaceAll: tc.all}, "/w/f")
+			data, _, _, err := literalEdit(tc.text, fsapi.EditRequest{OldString: tc.old, NewString: tc.new, ReplaceAll: tc.all}, "/w/f", 0)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, data)
 		})
@@ -71,7 +71,7 @@ func FuzzLiteralEdit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, old, new string, all bool) {
 		req := fsapi.EditRequest{OldString: old, NewString: new, ReplaceAll: all}
-		data, view, err := literalEdit(text, req, "/w/f")
+		data, view, replaced, err := literalEdit(text, req, "/w/f", 0)
 		raw, bom := stripBOM(text)
 		lfView := toLF(raw)
 		lfOld, lfNew := toLF(old), toLF(new)
@@ -89,6 +89,13 @@ func FuzzLiteralEdit(f *testing.F) {
 				assert.Equal(t, "old_string must be a non-empty string", err.Error())
 			case n == 0:
 				assert.Equal(t, fsapi.CodeEditNotFound, fe.Code)
+				first, _, _ := strings.Cut(err.Error(), "\n")
+				assert.Equal(t, fsapi.ErrEditNotFound("/w/f").Error(), first, "the first line is always the plain message")
+				if nm := (*fsapi.NearMiss)(nil); errors.As(err, &nm) {
+					lines := strings.Count(lfView, "\n") + 1
+					assert.True(t, 1 <= nm.First && nm.First <= nm.Last && nm.Last <= lines, "lines %d-%d of %d", nm.First, nm.Last, lines)
+					assert.Equal(t, min(nm.Last-nm.First+1, fsapi.NearMissMaxLines), len(nm.Lines))
+				}
 			case n > 1 && !all:
 				assert.Equal(t, fsapi.ErrAmbiguousEdit(n, "/w/f").Error(), err.Error())
 				var ml *fsapi.MatchLines
@@ -102,6 +109,7 @@ func FuzzLiteralEdit(f *testing.F) {
 		assert.Equal(t, lfView, view)
 		n := countMatches(lfView, lfOld, all)
 		require.True(t, n == 1 || (n > 1 && all), "%d matches", n)
+		assert.Equal(t, n, replaced, "the spans replaced")
 		assert.Equal(t, bom, hasBOM(data), "the BOM is kept exactly when there was one")
 		if utf8.ValidString(text) && utf8.ValidString(old) && utf8.ValidString(new) {
 			assert.True(t, utf8.ValidString(data))

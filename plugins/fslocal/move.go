@@ -80,7 +80,7 @@ func (p *Provider) Move(ctx context.Context, source, destination fsapi.Target, r
 	case !req.Overwrite:
 		return fsapi.MoveOutcome{}, fsapi.ErrDestinationExists(destination.DisplayPath, false)
 	}
-	if err := checkIntent(destination, req.Intent, dfi); err != nil {
+	if err := p.checkIntent(ctx, destination, req.Intent, dfi); err != nil {
 		return fsapi.MoveOutcome{}, err
 	}
 	dstDir, srcDir := filepath.Dir(destination.Key), filepath.Dir(source.Key)

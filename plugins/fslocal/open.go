@@ -104,8 +104,9 @@ type regularFile struct {
 // openRegular opens the regular file t for reading for op (contract §3.5
 // steps 2–3): openFD, then fstat, so a FIFO or device is refused without
 // blocking and a file swapped for another type after the caller's stat is
-// seen. Errors are openError's, and `cannot <op> "<p>": not a regular
-// file`. For op "read", a file that a killed in-place rewrite left a copy
+// seen. Errors are openError's, `cannot <op> "<p>": not a regular
+// file`, and FS_PROTECTED for a protected file (Refuse, by the opened
+// file's identity: a secret for "read", any for a change). For op "read", a file that a killed in-place rewrite left a copy
 // of is first finished (or refused) by the recovery, under the target's
 // lock, so its torn bytes are never served ([D9+]); a mutation runs that
 // recovery itself, under the lock it holds, before it reads the prior file.
@@ -134,6 +135,10 @@ func (p *Provider) openRegularOnce(t fsapi.Target, op string) (*regularFile, err
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
 		return nil, fsapi.ErrNotRegularFile(op, t.DisplayPath)
+	}
+	if err := p.refuseOpened(t, op, fileID{dev: st.Dev, ino: st.Ino}); err != nil {
+		unix.Close(fd)
+		return nil, err
 	}
 	return &regularFile{fd: fd, name: t.Key, size: st.Size}, nil
 }

@@ -95,10 +95,10 @@ func TestPluginConfig(t *testing.T) {
 			assert.False(t, ok)
 		})
 	}
-	t.Run("the defaults are hardLinks unset, the working directory and no root", func(t *testing.T) {
+	t.Run("the defaults are hardLinks unset, the working directory, no root and editMaxBytes 1 GiB", func(t *testing.T) {
 		cfg, ok := fslocal.Plugin.DefaultConfig().(fslocal.Config)
 		require.True(t, ok)
-		assert.Equal(t, fslocal.Config{}, cfg, "hardLinks unset: break when confined, else preserve [D9+]")
+		assert.Equal(t, fslocal.Config{EditMaxBytes: 1 << 30}, cfg, "hardLinks unset: break when confined, else preserve [D9+]")
 		t.Chdir(dir)
 		h := hosttest.New(t)
 		inst, err := h.Plugin(ctx, fslocal.Plugin, nil)

@@ -20,6 +20,10 @@ import (
 type Provider struct {
 	cwd       string // absolute, clean
 	hardLinks string // HardLinksPreserve or HardLinksBreak
+	digestMax int64  // the digest bound in bytes ([D24])
+	editMax   int64  // the largest file an edit reads, in bytes
+	// protected is the host's protected set (Refuse); nil: none.
+	protected *fsapi.Protected
 	tree      tree
 	locks     lockTable
 	closeOnce sync.Once
@@ -32,12 +36,20 @@ type Provider struct {
 // directory ([ErrRootNotDirectory]) and is opened as an os.Root; Cwd's real
 // location must lie inside it ([ErrCwdOutsideRoot]). An invalid HardLinks
 // fails with [ErrHardLinks]; an empty one is "break" under confinement (a
-// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]).
+// root other than "/") and "preserve" otherwise (contract §3.1, [D9+]). A
+// zero DigestMaxBytes is fsapi.DefaultDigestMaxBytes ([D24]); a zero
+// EditMaxBytes is [DefaultEditMaxBytes].
 func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks}
+	p := &Provider{cwd: cfg.Cwd, hardLinks: cfg.HardLinks, digestMax: cfg.DigestMaxBytes, editMax: cfg.EditMaxBytes}
+	if p.digestMax == 0 {
+		p.digestMax = fsapi.DefaultDigestMaxBytes
+	}
+	if p.editMax == 0 {
+		p.editMax = DefaultEditMaxBytes
+	}
 	if p.cwd == "" || !filepath.IsAbs(p.cwd) {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -22,7 +22,8 @@ const sniffLen = 8192
 // ReadText returns the whole regular file t as text (contract §3.5): the
 // bytes, strictly valid UTF-8, with one leading BOM (EF BB BF) removed and
 // nothing else changed (no line-ending normalisation; a NUL after byte 8192
-// passes through as U+0000).
+// passes through as U+0000). When ctx carries a digest sink and the file is
+// at most the digest bound, the sink gets the digest of its bytes ([D24]).
 //
 // Errors, in this order: FS_ABORTED `read aborted` (on entry, between chunks
 // of 64 KiB, and after the read); FS_NOT_FOUND `cannot read "<p>": not
@@ -55,6 +56,7 @@ func (p *Provider) ReadText(ctx context.Context, t fsapi.Target) (string, error)
 	if !utf8.ValidString(text) {
 		return "", fsapi.ErrInvalidUTF8("read", t.DisplayPath)
 	}
+	p.reportDigest(ctx, text) // [D24]: the whole raw bytes, BOM included
 	text, _ = stripBOM(text)
 	return text, nil
 }

@@ -103,20 +103,32 @@ func (p *Provider) streamChecks(ctx context.Context, t fsapi.Target) error {
 // scanFile opens t and hands its text to consume in chunks (aliasing the
 // buffer, valid until consume returns) until consume returns false or the
 // text ends. Errors are coded as StreamBytes's. The file is closed before
-// scanFile returns.
+// scanFile returns. A scan that reaches the end of a file of at most the
+// digest bound reports the digest of its raw bytes to ctx's digest sink
+// ([D24]); one stopped early reports nothing.
 func (p *Provider) scanFile(ctx context.Context, t fsapi.Target, consume func([]byte) bool) error {
 	f, err := p.openRegular(ctx, t, "read")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	for chunk, err := range decodeText(ctx, f, t.DisplayPath) {
+	var r io.Reader = f
+	var h *fsapi.DigestHash
+	sink := fsapi.DigestSink(ctx)
+	if sink != nil && f.size <= p.digestMax {
+		h = fsapi.NewDigestHash()
+		r = io.TeeReader(f, h)
+	}
+	for chunk, err := range decodeText(ctx, r, t.DisplayPath) {
 		if err != nil {
 			return coded("read", t.DisplayPath, err)
 		}
 		if !consume(chunk) {
 			return nil
 		}
+	}
+	if h != nil && h.Digest().Size() <= p.digestMax {
+		sink(h.Digest()) // [D24]: read to the end, every raw byte digested
 	}
 	return nil
 }

@@ -32,7 +32,9 @@ var errDirSwapped = errors.New("directory changed while it was searched")
 // FS_IO_ERROR in that visit's Err and not descended. Types come from the
 // directory read (d_type); files are lstat'ed only when opts.FileInfo asks.
 // The provider's own scratch files (staging files and marked copies,
-// [IsScratchName]) are never visited, as list skips them. DirFiles are
+// [IsScratchName]) are never visited, as list skips them, and neither are
+// the host's ProtectSecret files (by real location, and by identity when
+// opts.FileInfo has a file stat'ed; Open refuses them by identity). DirFiles are
 // opened with O_NOFOLLOW|O_NONBLOCK and read only when they
 // are regular files of at most opts.MaxFileBytes bytes.
 //
@@ -63,7 +65,7 @@ func (p *Provider) Walk(ctx context.Context, root fsapi.Target, opts fsapi.WalkO
 		return searchRootError(root.DisplayPath, err)
 	}
 	defer f.Close()
-	w := &walker{ctx: ctx, opts: opts, fn: fn, key: root.Key, display: root.DisplayPath}
+	w := &walker{ctx: ctx, opts: opts, fn: fn, key: root.Key, display: root.DisplayPath, secrets: p.protectedFiles("read")}
 	if err := ctx.Err(); err != nil {
 		return fsapi.ErrAborted("walk", err)
 	}
@@ -105,6 +107,14 @@ type walker struct {
 	fn      func(fsapi.WalkEntry) error
 	key     string // the root's key
 	display string // the root's display path
+	// secrets are the host's ProtectSecret files, never visited.
+	secrets []fsapi.ProtectedFile
+}
+
+// secret reports whether the entry at key (with identity id, nil when
+// unknown) is a ProtectSecret file or lies below one.
+func (w *walker) secret(key string, id *fileID) bool {
+	return len(w.secrets) > 0 && refusal(w.secrets, fsapi.Target{Key: key}, "read", id) != nil
 }
 
 // visit checks the context, then calls fn.
@@ -203,6 +213,7 @@ func (w *walker) children(dirfd int, rel string, entries []os.DirEntry) error {
 		default:
 			e.Type = fsapi.TypeOther
 		}
+		var id *fileID
 		if e.Type == fsapi.TypeFile && w.opts.FileInfo {
 			var st unix.Stat_t
 			if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -213,7 +224,11 @@ func (w *walker) children(dirfd int, rel string, entries []os.DirEntry) error {
 			} else {
 				e.Size = st.Size
 				e.ModTime = time.Unix(st.Mtim.Unix())
+				id = &fileID{dev: st.Dev, ino: st.Ino}
 			}
+		}
+		if w.secret(e.Target.Key, id) {
+			continue // a file the server keeps for itself: never searched
 		}
 		err := w.visit(e)
 		switch {

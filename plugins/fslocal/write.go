@@ -1,8 +1,11 @@
 package fslocal
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"strings"
@@ -18,12 +21,14 @@ import (
 //
 // The checks run in this order: FS_ABORTED `write aborted` (on entry, while
 // waiting for the lock, before creating parents, before the commit, and
-// before the rename, which leaves the file as it was); FS_NOT_REGULAR_FILE
+// before the rename, which leaves the file as it was); FS_PROTECTED for a
+// protected file (Refuse); FS_NOT_REGULAR_FILE
 // `cannot write "<p>": not a regular file` for an existing non-file (before
 // the intent); then the intent: ReplaceIfVersion fails FS_STALE_VERSION
 // `cannot write "<p>": file no longer exists` when t is absent (it is not
 // recreated) and `cannot write "<p>": file changed since it was read` when
-// the version differs; CreateIfAbsent fails FS_NOT_OBSERVED `cannot
+// the version differs, unless the intent's Digest is set and the file holds
+// exactly its bytes ([D24]); CreateIfAbsent fails FS_NOT_OBSERVED `cannot
 // overwrite existing "<p>" without reading it first` on an existing file.
 // EACCES or EPERM anywhere give FS_PERMISSION_DENIED `cannot write "<p>":
 // permission denied` ([D7]); a redirection outside the confinement root
@@ -47,9 +52,14 @@ import (
 // (fsapi.DiffBasis, 10 MiB by default), Before is nil, After empty and
 // BasisOmitted true; a larger prior file is then streamed for its BOM and
 // dominance, 64 KiB at a time, and never held whole (contract §5.4a [D20]).
+// A ctx digest sink gets the digest of the bytes written when they are at
+// most the digest bound ([D24]).
 func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string, intent *fsapi.WriteIntent) (fsapi.WriteOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return fsapi.WriteOutcome{}, fsapi.ErrAborted("write", err)
+	}
+	if err := p.Refuse(ctx, t, "write"); err != nil {
+		return fsapi.WriteOutcome{}, err
 	}
 	lk, release, err := p.lockTarget(ctx, t, "write")
 	if err != nil {
@@ -76,7 +86,7 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 			return fsapi.WriteOutcome{}, err
 		}
 	}
-	if err := checkIntent(t, intent, fi); err != nil {
+	if err := p.checkIntent(ctx, t, intent, fi); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
 
@@ -121,12 +131,14 @@ func (p *Provider) WriteText(ctx context.Context, t fsapi.Target, content string
 	if out.Version, err = p.reprobe(t, "write"); err != nil {
 		return fsapi.WriteOutcome{}, err
 	}
+	p.reportDigest(ctx, data)
 	return out, nil
 }
 
 // checkIntent applies a write intent to the probed state (contract §3.7
-// step 4); fi is nil when the target is absent.
-func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) error {
+// step 4, with freshness by content [D24]); fi is nil when the target is
+// absent.
+func (p *Provider) checkIntent(ctx context.Context, t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) error {
 	if intent == nil {
 		return nil
 	}
@@ -135,9 +147,7 @@ func checkIntent(t fsapi.Target, intent *fsapi.WriteIntent, fi fs.FileInfo) erro
 		if fi == nil {
 			return fsapi.ErrNoLongerExists(t.DisplayPath)
 		}
-		if versionOf(fi) != intent.Version {
-			return fsapi.ErrChanged("write", t.DisplayPath)
-		}
+		return p.fresh(ctx, t, "write", intent.Version, intent.Digest, fi)
 	case fsapi.CreateIfAbsent:
 		if fi != nil {
 			return fsapi.ErrOverwriteUnread(t.DisplayPath)
@@ -158,14 +168,31 @@ func encodeLike(prior, content string) string {
 
 // readPrior reads the whole existing file t for a mutation op ("write" or
 // "edit"): FS_ABORTED `<op> aborted` between chunks, permission errors
-// worded for op. It returns the file still open (the commit copies its
-// extended attributes from it); the caller closes it.
+// worded for op. For "edit" the leading sniffLen bytes come first: a NUL
+// there is FS_NOT_TEXT `cannot edit "<p>": binary file` before the rest is
+// read, so a large binary file (a sparse disk image) is answered at once.
+// It returns the file still open (the commit copies its extended
+// attributes from it); the caller closes it.
 func (p *Provider) readPrior(ctx context.Context, t fsapi.Target, op string) (string, *regularFile, error) {
 	f, err := p.openRegular(ctx, t, op)
 	if err != nil {
 		return "", nil, err
 	}
-	text, err := readAll(ctx, f, f.size, op)
+	var r io.Reader = f
+	if op == "edit" {
+		head := make([]byte, sniffLen)
+		n, err := io.ReadFull(f, head)
+		switch {
+		case err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			f.Close()
+			return "", nil, coded(op, t.DisplayPath, err)
+		case bytes.IndexByte(head[:n], 0) >= 0:
+			f.Close()
+			return "", nil, fsapi.ErrBinary(op, t.DisplayPath)
+		}
+		r = io.MultiReader(bytes.NewReader(head[:n]), f)
+	}
+	text, err := readAll(ctx, r, f.size, op)
 	if err != nil {
 		f.Close()
 		return "", nil, coded(op, t.DisplayPath, err)

@@ -13,12 +13,14 @@ import (
 )
 
 // record is what a conversation last saw of one target: present at a
-// version, or absent ([D4]), and when it was recorded (seq, the
+// version, with the digest of the content seen when the tool had it whole
+// ([D24]), or absent ([D4]), and when it was recorded (seq, the
 // conversation's own counter). Keys and versions are interned (unique), so
-// the same file seen by many conversations is stored once: a record is 24
+// the same file seen by many conversations is stored once: a record is 32
 // bytes.
 type record struct {
 	version unique.Handle[fsapi.Version]
+	digest  fsapi.Digest
 	seq     uint32
 	absent  bool
 }
@@ -114,24 +116,26 @@ func (p *policy) lookup(a events.Actor, key string) (record, bool) {
 }
 
 // writeIntent decides every write and never calls next: ReplaceIfVersion(v)
-// when the owner saw the target present at v, otherwise CreateIfAbsent
-// (unseen, absent, or no owner). Contract §4.
+// when the owner saw the target present at v (with the digest of what it
+// saw, [D24]), otherwise CreateIfAbsent (unseen, absent, or no owner).
+// Contract §4.
 func (p *policy) writeIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
 	if r, ok := p.lookup(req.Actor, req.Target.Key); ok && !r.absent {
-		return &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: r.version.Value()}, nil
+		return &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: r.version.Value(), Digest: r.digest}, nil
 	}
 	return &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent}, nil
 }
 
 // editIntent decides every edit and never calls next: EditGuard{v} when the
-// owner saw the target present at v; FS_NOT_FOUND `cannot edit "<p>": not
+// owner saw the target present at v (with the digest of what it saw,
+// [D24]); FS_NOT_FOUND `cannot edit "<p>": not
 // found` when it saw it absent ([D4]); FS_NOT_OBSERVED `edit requires reading
 // "<p>" first` when unseen or without an owner. Contract §4.
 func (p *policy) editIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
 	r, ok := p.lookup(req.Actor, req.Target.Key)
 	switch {
 	case ok && !r.absent:
-		return &fsapi.EditGuard{Version: r.version.Value()}, nil
+		return &fsapi.EditGuard{Version: r.version.Value(), Digest: r.digest}, nil
 	case ok:
 		return nil, fsapi.ErrNotFound("edit", req.Target.DisplayPath, nil)
 	}
@@ -186,7 +190,7 @@ func (p *policy) observed(_ context.Context, o events.Observation) error {
 	}
 	c.seq++
 	n := len(c.obs)
-	c.obs[key] = record{version: version, seq: c.seq, absent: o.Kind == events.Absent}
+	c.obs[key] = record{version: version, digest: o.Digest, seq: c.seq, absent: o.Kind == events.Absent}
 	p.total += len(c.obs) - n
 	if len(c.obs) > p.max {
 		p.total -= c.forgetOldest(len(c.obs) - p.max + p.max/16)

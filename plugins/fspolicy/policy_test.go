@@ -155,3 +155,27 @@ func TestDisposingThePolicyDropsStateAndListeners(t *testing.T) {
 	_, err = editIntent(t, h, s1)
 	assert.EqualError(t, err, `edit requires reading "/w/a.txt" first`, "a re-mounted policy starts empty, even for the same session")
 }
+
+// TestGuardsCarryTheObservedDigest ([D24]): the digest of the latest
+// observation travels in both guards; an observation without one (a
+// streamed read, a file over the bound) gives guards without one.
+func TestGuardsCarryTheObservedDigest(t *testing.T) {
+	h := host.New()
+	defer h.Shutdown(context.Background())
+	mountPolicy(t, h)
+	s1 := actor{session: "s1"}
+	d := fsapi.DigestOf("hello\n")
+	require.NoError(t, events.FSObserved.Emit(t.Context(), h.Root(), events.Observation{Target: target, Kind: events.Present, Version: "v1", Digest: d, Actor: s1}))
+	w, err := writeIntent(t, h, s1)
+	require.NoError(t, err)
+	assert.Equal(t, &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: "v1", Digest: d}, w)
+	g, err := editIntent(t, h, s1)
+	require.NoError(t, err)
+	assert.Equal(t, &fsapi.EditGuard{Version: "v1", Digest: d}, g)
+
+	observe(t, h, s1, events.Present, "v2")
+	g, err = editIntent(t, h, s1)
+	require.NoError(t, err)
+	assert.Equal(t, &fsapi.EditGuard{Version: "v2"}, g, "the latest observation wins, digest and all")
+	assert.True(t, g.Digest.IsZero())
+}

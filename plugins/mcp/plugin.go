@@ -16,6 +16,7 @@ import (
 
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/frontend"
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -58,6 +59,13 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 		return err
 	}
 	srv.drainTimeout.Store(int64(cfg.DrainTimeout))
+	// Token files and the TLS certificate and key are secrets no tool may
+	// read or change (fsapi.Protect); the token files are registered again
+	// with each reload, which reads them again.
+	unprotect, err := fsapi.Protect(s, fsapi.ProtectSecret, cfg.secretFiles()...)
+	if err != nil {
+		return err
+	}
 	if _, err := s.Effect("mcp: stop serving", func(ctx context.Context) error {
 		return srv.Shutdown(ctx)
 	}); err != nil {
@@ -71,6 +79,9 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if err := host.OnUpdate(s, func(_ context.Context, next Config) error {
 		if err := srv.ReadTokens(next); err != nil {
 			log.Error("config reload: the tokens could not be read again; the tokens in force stay", "err", err)
+		} else if d, perr := fsapi.Protect(s, fsapi.ProtectSecret, cfg.withLiveKeysOf(next).secretFiles()...); perr == nil {
+			_ = unprotect(context.Background())
+			unprotect = d
 		}
 		srv.limits.setLimits(next.MaxInFlight, next.CallTimeout)
 		srv.conversations.setBounds(next.MaxConversations, next.ConversationIdleTimeout)
@@ -104,6 +115,23 @@ func (c Config) withLiveKeysOf(from Config) Config {
 	c.MaxConversations, c.ConversationIdleTimeout = from.MaxConversations, from.ConversationIdleTimeout
 	c.Token, c.TokenFile, c.Tokens = from.Token, from.TokenFile, from.Tokens
 	return c
+}
+
+// secretFiles are c's files that hold secrets: the token files and the
+// TLS certificate and key.
+func (c Config) secretFiles() []string {
+	var files []string
+	for _, f := range []string{c.TokenFile, c.TLSCert, c.TLSKey} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	for _, src := range c.Tokens {
+		if src.File != "" {
+			files = append(files, src.File)
+		}
+	}
+	return files
 }
 
 // sameTransport reports whether a and b agree on every key that only a new

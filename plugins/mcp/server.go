@@ -217,7 +217,8 @@ func (s *Server) syncLocked() {
 	s.listed = names
 }
 
-// mcpTool describes t for tools/list, its schemas passed through byte for
+// mcpTool describes t for tools/list: its input schema closed
+// (tools.Tool.InputSchema, contract §5.3 [D22]), its summary schema byte for
 // byte. The advertised outputSchema is the tool's summary schema, not the
 // schema of its in-process value (contract §5.4a [D20]); a tool without a
 // summary advertises none.
@@ -227,11 +228,8 @@ func mcpTool(t tools.Tool) *mcp.Tool {
 		Name:        t.Name,
 		Title:       t.Title,
 		Description: t.Description,
-		InputSchema: json.RawMessage(t.Parameters),
+		InputSchema: t.InputSchema(),
 		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &t.Destructive, OpenWorldHint: &openWorld},
-	}
-	if len(mt.InputSchema.(json.RawMessage)) == 0 {
-		mt.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	if t.Summary != nil && len(t.SummarySchema) > 0 {
 		mt.OutputSchema = json.RawMessage(t.SummarySchema)
@@ -443,6 +441,10 @@ func (s *Server) Announce(level, message string) {
 	}
 	s.announcer.announce(s.srv, l, message)
 }
+
+// CallTimeout is the call timeout in force (Config.CallTimeout): a config
+// reload waits that long at most for the calls of the entries it replaces.
+func (s *Server) CallTimeout() time.Duration { return s.limits.limit.Load().timeout }
 
 // askFunc returns the approval channel of a call in conversation conv
 // (conversations.md §3): nil when the client did not declare form

@@ -12,9 +12,9 @@ import (
 // create runs the create command (editor.md §9): refuse an existing path,
 // ask fs/write-intent (only a guard's veto counts; the decider's answer is
 // not used), write with CreateIfAbsent, whatever the answer, then observe
-// the new version.
+// the new version with the digest of the bytes written ([D24]).
 func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, error) {
-	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
+	t, err := fsapi.ResolveFile(ctx, e.fs, c.path, exec.Cwd(), "write")
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,9 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 		func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := e.fs.WriteText(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
+	var digest fsapi.Digest
+	out, err := e.fs.WriteText(fsapi.WithDigestSink(fsapi.WithBytesProgress(ctx, exec.Progress().Bytes("bytes written")), func(d fsapi.Digest) { digest = d }),
+		t, c.fileText, &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent})
 	if err != nil {
 		var fe *fsapi.Error
 		if errors.As(err, &fe) && fe.Code == fsapi.CodeNotObserved {
@@ -37,7 +39,7 @@ func (e *editor) create(ctx context.Context, c call, exec *tools.Exec) (any, err
 		}
 		return nil, fsapi.WithRemedy(err)
 	}
-	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	return result{Command: cmdCreate, Path: t.DisplayPath, text: "New file created successfully at: " + fsapi.Display(t.DisplayPath)}, nil

@@ -1,6 +1,7 @@
 package tooleditor
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -40,10 +41,15 @@ func errNotInsertable(p string) error {
 }
 
 // errNoMatch re-words FS_EDIT_NOT_FOUND: `No replacement was performed,
-// old_str `<old>` did not appear verbatim in <p>.`, old as sent.
+// old_str `<old>` did not appear verbatim in <p>.`, old as sent, followed
+// by the lines of a near match when the provider found one (a
+// *fsapi.NearMiss cause, docs/editing.md).
 func errNoMatch(cause *fsapi.Error, old, p string) error {
-	return &fsapi.Error{Code: fsapi.CodeEditNotFound, Op: cause.Op, Path: p, Err: cause,
-		Message: "No replacement was performed, old_str `" + old + "` did not appear verbatim in " + fsapi.Display(p) + "."}
+	msg := "No replacement was performed, old_str `" + old + "` did not appear verbatim in " + fsapi.Display(p) + "."
+	if nm := (*fsapi.NearMiss)(nil); errors.As(cause, &nm) {
+		msg += nm.Detail()
+	}
+	return &fsapi.Error{Code: fsapi.CodeEditNotFound, Op: cause.Op, Path: p, Err: cause, Message: msg}
 }
 
 // errAmbiguous re-words FS_AMBIGUOUS_EDIT with the lines of the first

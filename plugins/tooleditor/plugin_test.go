@@ -321,3 +321,24 @@ func TestSandboxModesJudgeTheEditor(t *testing.T) {
 	_, err := os.Stat(filepath.Join(st.W, "n.txt"))
 	assert.True(t, os.IsNotExist(err))
 }
+
+// TestStrReplaceShowsANearMatch: the editor's not-found message, as
+// before, then the near match's lines (docs/editing.md); the file is not
+// touched.
+func TestStrReplaceShowsANearMatch(t *testing.T) {
+	st := editorStack(t, true, nil)
+	const text = "def f():\n    if x:\n        return 1\n"
+	write(t, st, "f.py", text)
+	p := st.W + "/f.py"
+	res := editor(t, st, st.Conversation("s"), `{"command":"str_replace","path":"f.py","old_str":"     2      if x:\n     3          return 1","new_str":"y"}`)
+	assert.Equal(t, "Error: No replacement was performed, old_str `     2      if x:\n     3          return 1` did not appear verbatim in "+p+".\n"+
+		"Near match at lines 2-3, differing only in line-number prefixes (nothing was replaced):\n2:     if x:\n3:         return 1", res.Text(),
+		"view's row prefixes pasted into old_str")
+	assert.Equal(t, "FS_EDIT_NOT_FOUND", res.Code())
+	res = editor(t, st, st.Conversation("s"), `{"command":"str_replace","path":"f.py","old_str":"if x:\n\treturn 1","new_str":"y"}`)
+	assert.Equal(t, "Error: No replacement was performed, old_str `if x:\n\treturn 1` did not appear verbatim in "+p+".\n"+
+		"Near match at lines 2-3, differing only in spaces and tabs (nothing was replaced):\n2:     if x:\n3:         return 1", res.Text())
+	res = editor(t, st, st.Conversation("s"), `{"command":"str_replace","path":"f.py","old_str":"if y:","new_str":"z"}`)
+	assert.Equal(t, "Error: No replacement was performed, old_str `if y:` did not appear verbatim in "+p+".", res.Text(), "no near match: the message as before")
+	assert.Equal(t, text, content(t, st, "f.py"))
+}

@@ -14,7 +14,8 @@ import (
 
 // view runs the view command (editor.md §8.1): exactly one Stat, then a
 // directory listing, or the file's rows streamed with the line count, the
-// range checks and an fs/observed of the version Stat saw.
+// range checks and an fs/observed of the version Stat saw, with the digest
+// of the content the stream read to its end ([D24]).
 func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error) {
 	t, err := e.fs.Resolve(ctx, c.path, fsapi.CwdOptions(c.path, exec.Cwd()))
 	if err != nil {
@@ -39,8 +40,13 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 		return result{Command: cmdView, Path: t.DisplayPath, text: text}, nil
 	case info.Type != fsapi.TypeFile:
 		return nil, errNotViewable(t.DisplayPath)
+	case strings.HasSuffix(c.path, "/"):
+		// A final "/" names a directory ([D23]); only a directory's view
+		// takes one.
+		return nil, fsapi.ErrFinalSlash("view", t.DisplayPath)
 	}
-	chunks, err := fsapi.ScanBytes(ctx, e.fs, t)
+	var digest fsapi.Digest
+	chunks, err := fsapi.ScanBytes(fsapi.WithDigestSink(ctx, func(d fsapi.Digest) { digest = d }), e.fs, t)
 	if err != nil {
 		return nil, e.readFailure(ctx, t, info, exec, err)
 	}
@@ -63,7 +69,7 @@ func (e *editor) view(ctx context.Context, c call, exec *tools.Exec) (any, error
 			return nil, err
 		}
 	}
-	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, e.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	var b strings.Builder

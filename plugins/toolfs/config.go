@@ -6,7 +6,8 @@ import (
 )
 
 // Config is the toolfs plugin's config (contract §6.1). Every value but
-// ReadMany (a boolean) must be an integer of at least 1; otherwise loading fails with
+// MultiEdit and ReadMany (booleans) must be an integer of at least 1;
+// otherwise loading fails with
 // `toolfs: <key> must be a positive integer`, the first failing key in
 // declaration order.
 type Config struct {
@@ -35,6 +36,11 @@ type Config struct {
 	// does not hold a larger prior file whole for a write (contract §5.4a
 	// [D20], fsapi.WithDiffBasis). Default 10485760 (10 MiB).
 	DiffBasisMaxBytes int64 `json:"diffBasisMaxBytes"`
+	// MultiEdit registers the multi_edit tool beside the four (several
+	// edits of one file in one call, or their diff with dry_run;
+	// docs/editing.md) when the fs provider can apply them as one mutation.
+	// Default false.
+	MultiEdit bool `json:"multiEdit"`
 	// ReadImageMaxBytes is the largest PNG, JPEG, GIF or WebP file, in
 	// bytes, that `read` returns as an image; a larger one is refused as a
 	// binary file. Default 5242880 (5 MiB).

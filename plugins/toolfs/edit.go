@@ -25,8 +25,11 @@ type editValue struct {
 }
 
 // edit runs the edit tool (contract §6.9): validation in order, the
-// escalation checks, resolve, the fs/edit-intent waterfall (default:
-// unguarded), EditText, remedy shaping, then fs/observed of the new version.
+// escalation checks, resolve (a final "/" refused, §6.4a [D23]), the
+// fs/edit-intent waterfall (default: unguarded; an unobserved directory or
+// special file reported as not a regular file, §6.9a [D25]), EditText,
+// remedy shaping, then fs/observed of the new version (and the digest of
+// the new bytes, [D24]).
 func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	path, _ := args.String("file_path")
 	if blankString(path) {
@@ -44,20 +47,20 @@ func (ts *toolset) edit(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err := checkEscalation(args); err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, path, exec)
+	t, err := ts.resolveFile(ctx, path, exec, "edit")
 	if err != nil {
 		return nil, err
 	}
-	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
-		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
+	guard, err := ts.editGuard(ctx, t, args, exec)
+	if err != nil {
+		return nil, err
+	}
+	var digest fsapi.Digest
+	out, err := ts.fs.EditText(ts.mutationContext(ctx, exec, &digest), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.EditText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, fsapi.EditRequest{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}, guard)
-	if err != nil {
-		return nil, fsapi.WithRemedy(err)
-	}
-	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	return editValue{Path: t.DisplayPath, Before: out.Before, After: out.After,
@@ -81,3 +84,21 @@ func (ts *toolset) editMeta(args tools.Args, v any) any {
 
 // blankString is the contract's blank check (§3.2) for tool arguments.
 func blankString(s string) bool { return fsapi.IsBlank(s) }
+
+// editGuard runs the fs/edit-intent waterfall of an edit of t (default:
+// unguarded), as edit and multi_edit share it: a refusal comes back with
+// its remedy, and an unobserved directory or special file is reported as
+// not a regular file (§6.9a [D25]), since no read can make it editable.
+func (ts *toolset) editGuard(ctx context.Context, t fsapi.Target, args tools.Args, exec *tools.Exec) (*fsapi.EditGuard, error) {
+	guard, err := events.FSEditIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args},
+		func(context.Context) (*fsapi.EditGuard, error) { return nil, nil })
+	if err != nil {
+		if fsapi.HasCode(err, fsapi.CodeNotObserved) {
+			if info, serr := ts.fs.Stat(ctx, t); serr == nil && info != nil && info.Type != fsapi.TypeFile {
+				return nil, fsapi.ErrNotRegularFile("edit", t.DisplayPath)
+			}
+		}
+		return nil, fsapi.WithRemedy(err)
+	}
+	return guard, nil
+}

@@ -57,6 +57,8 @@ func TestValuesMatchThePublishedSchemas(t *testing.T) {
 		{"an update", writeOutput, writeValue{Path: "/w/a", Operation: fsapi.OperationUpdate, Before: &before, After: "x"}, true},
 		{"an unknown operation", writeOutput, writeValue{Path: "/w/a", Operation: "delete", After: "x"}, false},
 		{"an edit", editOutput, editValue{Path: "/w/a", Before: "a", After: "b"}, true},
+		{"a multi_edit", multiEditOutput, multiEditValue{Path: "/w/a", Before: "a", After: "b", edits: 1}, true},
+		{"a multi_edit dry run", multiEditOutput, multiEditValue{Path: "/w/a", DryRun: true}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,10 +53,15 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	})
 }
 
-// register adds the four tools to reg and returns their disposers.
+// register adds the four tools to reg, and multi_edit when the config asks
+// for it, and returns their disposers.
 func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
 	var out []host.Disposer
-	for _, t := range ts.tools() {
+	list := ts.tools()
+	if t, ok := ts.multiEditTool(); ok && ts.cfg.MultiEdit {
+		list = append(list, t)
+	}
+	for _, t := range list {
 		d, err := reg.Register(ts.s, t)
 		if err != nil {
 			return out, err
@@ -78,10 +83,10 @@ func (ts *toolset) tools() []tools.Tool {
 			Output: readOutputJSON, ReadOnly: true, Execute: ts.read, Render: ts.renderRead,
 			Summary: ts.summarizeRead, SummarySchema: readSummarySchemaJSON, ConcurrencySafe: always},
 		{Name: "write", Title: "Write file", Description: writeDescription, Parameters: writeParametersJSON,
-			Output: writeOutputJSON, Destructive: true, Execute: ts.write, Render: textOf(renderWriteValue),
+			Output: writeOutputJSON, Destructive: true, ExtraKeys: escalationKeys, Execute: ts.write, Render: textOf(renderWriteValue),
 			Summary: summarizeWrite, SummarySchema: writeSummarySchemaJSON, Meta: ts.writeMeta},
 		{Name: "edit", Title: "Edit file", Description: editDescription, Parameters: editParametersJSON,
-			Output: editOutputJSON, Destructive: true, Execute: ts.edit, Render: renderEditResult,
+			Output: editOutputJSON, Destructive: true, ExtraKeys: escalationKeys, Execute: ts.edit, Render: renderEditResult,
 			Summary: summarizeEdit, SummarySchema: editSummarySchemaJSON, Meta: ts.editMeta},
 	}
 	if ts.cfg.ReadMany {

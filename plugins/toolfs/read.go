@@ -46,7 +46,8 @@ func (ts *toolset) readArguments(args tools.Args) (readArgs, error) {
 
 // read runs the read tool (contract §6.7.2): exactly one Stat, then the
 // text (streamed from readStreamMinSize bytes), the line window, and an
-// fs/observed of the version stat saw before the content was read. A file
+// fs/observed of the version stat saw before the content was read, with the
+// digest of the content when the provider had it whole ([D24]). A file
 // that is not text but is a PNG, JPEG, GIF or WebP image (by content) of
 // at most readImageMaxBytes is returned as an image (imageValue) instead of
 // the binary-file error, observed present the same way.
@@ -55,7 +56,7 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, ra.path, exec)
+	t, err := ts.resolveFile(ctx, ra.path, exec, "read")
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +75,8 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	if info.Type != fsapi.TypeFile {
 		return nil, fsapi.ErrNotRegularFile("read", t.DisplayPath)
 	}
-	v, err := ts.readWindow(ctx, t, ra, info)
+	var digest fsapi.Digest
+	v, err := ts.readWindow(fsapi.WithDigestSink(ctx, func(d fsapi.Digest) { digest = d }), t, ra, info)
 	if err != nil {
 		if fe := (*fsapi.Error)(nil); errors.As(err, &fe) && fe.Code == fsapi.CodeNotText {
 			if img, ok := ts.readImage(ctx, t, info); ok {
@@ -94,7 +96,7 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 		}
 		return nil, err
 	}
-	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	return v, nil

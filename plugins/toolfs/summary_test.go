@@ -1,6 +1,7 @@
 package toolfs
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -52,6 +53,10 @@ func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
 			`{"path":"/w/a","operation":"update"}`},
 		{"an edit", editSummarySchema, summarizeEdit(nil, editValue{Path: "/w/a\xff", Before: secret, After: secret, replacements: 3}),
 			`{"path":"/w/a\ufffd","replacements":3}`},
+		{"a multi_edit", multiEditSummarySchema, summarizeMultiEdit(nil, multiEditValue{Path: "/w/a", Before: secret, After: secret, edits: 2, replacements: 5}),
+			`{"path":"/w/a","dryRun":false,"edits":2,"replacements":5}`},
+		{"a multi_edit dry run", multiEditSummarySchema, summarizeMultiEdit(nil, multiEditValue{Path: "/w/a", DryRun: true, Before: secret, After: secret, edits: 1, replacements: 1}),
+			`{"path":"/w/a","dryRun":true,"edits":1,"replacements":1}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,11 +69,13 @@ func TestSummariesMatchTheAdvertisedSchemas(t *testing.T) {
 	}
 }
 
-// TestEveryToolAdvertisesItsSummary: each of the four tools registers a
-// summarizer with a summary schema that is a closed object.
+// TestEveryToolAdvertisesItsSummary: each of the four tools, and
+// multi_edit, registers a summarizer with a summary schema that is a
+// closed object.
 func TestEveryToolAdvertisesItsSummary(t *testing.T) {
 	ts := &toolset{cfg: DefaultConfig()}
-	for _, tool := range ts.tools() {
+	me, _ := (&toolset{fs: multiEditorStub{}}).multiEditTool()
+	for _, tool := range append(ts.tools(), me) {
 		t.Run(tool.Name, func(t *testing.T) {
 			require.NotNil(t, tool.Summary)
 			var sch map[string]any
@@ -98,4 +105,12 @@ func TestListSummaryAppendsAsMarshal(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "prefix"+string(want), string(got))
 	}
+}
+
+// multiEditorStub is an fs service that can apply several edits; only its
+// type matters here.
+type multiEditorStub struct{ fsapi.FileSystem }
+
+func (multiEditorStub) EditTexts(context.Context, fsapi.Target, fsapi.MultiEditRequest, *fsapi.EditGuard) (fsapi.EditOutcome, error) {
+	return fsapi.EditOutcome{}, nil
 }

@@ -26,8 +26,8 @@ type writeValue struct {
 
 // write runs the write tool (contract §6.8): validation, the escalation
 // checks, resolve, the fs/write-intent waterfall (default: unconditional),
-// WriteText, remedy shaping, then fs/observed of the new version. The tool
-// makes no stat call.
+// WriteText, remedy shaping, then fs/observed of the new version (and the
+// digest of the bytes written, [D24]). The tool makes no stat call.
 func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	path, _ := args.String("file_path")
 	if blankString(path) {
@@ -37,7 +37,7 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err := checkEscalation(args); err != nil {
 		return nil, err
 	}
-	t, err := ts.resolve(ctx, path, exec)
+	t, err := ts.resolveFile(ctx, path, exec, "write")
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +46,12 @@ func (ts *toolset) write(ctx context.Context, args tools.Args, exec *tools.Exec)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	out, err := ts.fs.WriteText(fsapi.WithBytesProgress(fsapi.WithDiffBasis(ctx, ts.cfg.DiffBasisMaxBytes), exec.Progress().Bytes("bytes written")), t, content, intent)
+	var digest fsapi.Digest
+	out, err := ts.fs.WriteText(ts.mutationContext(ctx, exec, &digest), t, content, intent)
 	if err != nil {
 		return nil, fsapi.WithRemedy(err)
 	}
-	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Actor: exec}); err != nil {
+	if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: out.Version, Digest: digest, Actor: exec}); err != nil {
 		return nil, err
 	}
 	return writeValue{Path: t.DisplayPath, Operation: out.Operation, Before: out.Before, After: out.After, basisOmitted: out.BasisOmitted}, nil

@@ -13,8 +13,9 @@ import (
 // Args are a call's decoded arguments: a JSON object. After validation every
 // declared property has its schema type: string, float64 for "number" and
 // "integer", bool, []any, map[string]any, or nil for JSON null where null is
-// allowed. Undeclared keys are kept as decoded (numbers as json.Number); the
-// tools ignore them (contract §5.3) except to test presence.
+// allowed. The only undeclared keys are a tool's [Tool.ExtraKeys] (and any
+// key, for a schema open to them), kept as decoded (numbers as
+// json.Number).
 type Args map[string]any
 
 // Has reports whether key is present, whatever its value (null included).
@@ -73,8 +74,9 @@ func decodeArgs(raw json.RawMessage) (any, error) {
 // validate checks decoded arguments against ps (contract §5.3) and returns
 // the typed Args, or the violations in contract order: every missing
 // required key in `required` order, then every present declared key of the
-// wrong type in declaration order.
-func (ps paramSchema) validate(v any) (Args, []string) {
+// wrong type in declaration order, then every key neither declared nor in
+// extra, in byte order [D22], followed by the list of the declared keys.
+func (ps paramSchema) validate(v any, extra []string) (Args, []string) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, []string{`"arguments" must be an object`}
@@ -101,10 +103,43 @@ func (ps paramSchema) validate(v any) (Args, []string) {
 		}
 		args[p.name] = typed
 	}
+	if !ps.open {
+		violations = ps.unknown(obj, extra, violations)
+	}
 	if len(violations) > 0 {
 		return nil, violations
 	}
 	return args, nil
+}
+
+// unknown appends to violations one `unknown property "<k>"` per key of obj
+// that is neither declared (a property, or a required key) nor in extra, in
+// byte order, and then `known properties: <the properties in schema
+// order>` (`none` for a schema without any) when there was one (contract
+// §5.3 [D22]).
+func (ps paramSchema) unknown(obj map[string]any, extra []string, violations []string) []string {
+	var keys []string
+	for k := range obj {
+		declared := slices.ContainsFunc(ps.props, func(p property) bool { return p.name == k })
+		if !declared && !slices.Contains(ps.required, k) && !slices.Contains(extra, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return violations
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		violations = append(violations, `unknown property "`+k+`"`)
+	}
+	if len(ps.props) == 0 {
+		return append(violations, "known properties: none")
+	}
+	names := make([]string, len(ps.props))
+	for i, p := range ps.props {
+		names[i] = p.name
+	}
+	return append(violations, "known properties: "+strings.Join(names, ", "))
 }
 
 // coerce checks val against the allowed JSON types and returns it typed.

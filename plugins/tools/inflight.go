@@ -22,6 +22,8 @@ type inflight struct {
 	closed  bool
 	idle    chan struct{} // closed when draining and n is 0
 	cancels map[*context.CancelFunc]struct{}
+	// left, if set, runs after each call ended, with no lock held.
+	left func()
 }
 
 // enter admits one call and returns the context its body runs under (ctx,
@@ -46,13 +48,23 @@ func (f *inflight) enter(ctx context.Context) (callCtx context.Context, leave fu
 func (f *inflight) leave(cancel *context.CancelFunc) {
 	(*cancel)()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	delete(f.cancels, cancel)
 	f.n--
 	if f.n == 0 && f.idle != nil {
 		close(f.idle)
 		f.idle = nil
 	}
+	f.mu.Unlock()
+	if f.left != nil {
+		f.left()
+	}
+}
+
+// running returns the number of calls admitted and not yet ended.
+func (f *inflight) running() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
 }
 
 // drain refuses new calls and waits until the running ones have returned,

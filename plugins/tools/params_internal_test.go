@@ -19,13 +19,15 @@ func parseParamsByStructs(raw json.RawMessage) (paramSchema, error) {
 		return ps, nil
 	}
 	var top struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+		Properties           json.RawMessage `json:"properties"`
+		Required             []string        `json:"required"`
+		AdditionalProperties json.RawMessage `json:"additionalProperties"`
 	}
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return ps, fmt.Errorf("parameters schema: %w", err)
 	}
 	ps.required = top.Required
+	ps.open = len(top.AdditionalProperties) > 0 && string(top.AdditionalProperties) != "false" && string(top.AdditionalProperties) != "null"
 	if len(top.Properties) == 0 {
 		return ps, nil
 	}
@@ -78,6 +80,8 @@ func TestParseParamsReadsAsStructDecoding(t *testing.T) {
 		`{"required":null}`, `{"required":["a"],"required":null}`, `{"required":"a"}`, `{"required":[1]}`, `{"required":{}}`,
 		`{"x":[1,{"y":[2,3]},"z"],"properties":{"q\u0041":{"type":"string"}},"anyOf":[{"required":["x"]}]}`,
 		`{"prop\u0065rties":{"a":{"type":"string"}}}`,
+		`{"additionalProperties":false}`, `{"additionalProperties":true}`, `{"additionalProperties":null}`,
+		`{"ADDITIONALPROPERTIES":{"type":"string"}}`, `{"additionalProperties":true,"additionalProperties":false}`,
 	} {
 		t.Run(raw, func(t *testing.T) {
 			want, wantErr := parseParamsByStructs(json.RawMessage(raw))

@@ -25,12 +25,18 @@ type Registry struct {
 	tools    []*entry        // registration order
 	sections []*sectionEntry // prompt order
 	watchers []*watcher
+	// move is closed (and cleared) at each movement: a tool registered, a
+	// call ended, a swap released (swap.go); swaps counts HoldSwap holds.
+	move  chan struct{}
+	swaps int
 }
 
 type entry struct {
 	tool   Tool
 	params paramSchema
 	calls  inflight // drained when the tool is removed
+	owner  string   // the id of the plugin instance that registered it; "" for none
+	paused int      // HoldSwap holds on it (under the registry's mutex)
 
 	// The output schema is compiled on the first call whose value has no
 	// CheckOutput of its own, not at registration: boot stays cheap, and a
@@ -86,6 +92,10 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 		return nil, fmt.Errorf("tool %q: a Summary needs a SummarySchema", t.Name)
 	}
 	e := &entry{tool: t, params: params}
+	if inst := s.Instance(); inst != nil {
+		e.owner = inst.ID()
+	}
+	e.calls.left = r.signal
 	r.mu.Lock()
 	for _, x := range r.tools {
 		if x.tool.Name == t.Name {
@@ -101,6 +111,7 @@ func (r *Registry) Register(s *host.Scope, t Tool) (host.Disposer, error) {
 		return nil, err
 	}
 	r.changed()
+	r.signal()
 	return d, nil
 }
 
@@ -216,7 +227,10 @@ func (r *Registry) Call(ctx context.Context, name string, args any, exec *Exec) 
 // (empty raw means {}), following contract §5.2 in order: an already
 // cancelled ctx gives `tool call aborted before dispatch`
 // (AbortError/ABORTED_BEFORE_DISPATCH) and runs nothing; an unknown name
-// gives `unknown tool "<name>"` (ToolNotFoundError/UNKNOWN_TOOL); invalid
+// gives `unknown tool "<name>"` (ToolNotFoundError/UNKNOWN_TOOL), after
+// waiting for the tool to come back while a swap is held
+// ([Registry.HoldSwap]); a tool whose plugin is unloading counts as unknown;
+// invalid
 // arguments give `invalid arguments: <v1>; <v2>` (ToolArgsError/
 // INVALID_ARGS); then the body runs under panic containment. A successful
 // value is checked against the output schema (ToolOutputError/
@@ -229,15 +243,10 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	if ctx.Err() != nil {
 		return failure(&Error{Name: abortName, Code: "ABORTED_BEFORE_DISPATCH", Message: "tool call aborted before dispatch"})
 	}
-	e := r.find(name)
+	e, callCtx, leave := r.awaitSwap(ctx, name)
 	if e != nil {
-		callCtx, leave, ok := e.calls.enter(ctx)
-		if ok {
-			ctx = callCtx
-			defer leave()
-		} else {
-			e = nil // being removed: its plugin is unloading
-		}
+		ctx = callCtx
+		defer leave()
 	}
 	if e == nil {
 		return failure(&Error{Name: notFoundName, Code: "UNKNOWN_TOOL", Message: fmt.Sprintf(`unknown tool "%s"`, name)})
@@ -246,7 +255,7 @@ func (r *Registry) Execute(ctx context.Context, name string, raw json.RawMessage
 	if err != nil {
 		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: arguments are not valid JSON: " + err.Error()})
 	}
-	args, violations := e.params.validate(decoded)
+	args, violations := e.params.validate(decoded, e.tool.ExtraKeys)
 	if len(violations) > 0 {
 		return failure(&Error{Name: argsName, Code: "INVALID_ARGS", Message: "invalid arguments: " + strings.Join(violations, "; ")})
 	}
@@ -383,7 +392,7 @@ func (r *Registry) Classify(name string, raw json.RawMessage) Concurrency {
 	if err != nil {
 		return Exclusive
 	}
-	args, violations := e.params.validate(decoded)
+	args, violations := e.params.validate(decoded, e.tool.ExtraKeys)
 	if len(violations) > 0 || !e.tool.ConcurrencySafe(args) {
 		return Exclusive
 	}

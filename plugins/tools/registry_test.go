@@ -71,17 +71,44 @@ func TestExecuteValidatesArgumentsInContractOrder(t *testing.T) {
 	assert.False(t, ran, "the body never runs on invalid arguments")
 }
 
-func TestExecuteAcceptsUnknownKeysAndNumberForms(t *testing.T) {
+func TestExecuteAcceptsNumberForms(t *testing.T) {
 	reg, s := newRegistry(t)
 	var got tools.Args
 	register(t, reg, s, tools.Tool{Name: "echo", Parameters: json.RawMessage(echoParams),
 		Execute: func(_ context.Context, a tools.Args, _ *tools.Exec) (any, error) { got = a; return "ok", nil }})
-	res := reg.Execute(t.Context(), "echo", json.RawMessage(`{"file_path":"a","content":"","offset":1e0,"bogus":1}`), nil)
+	res := reg.Execute(t.Context(), "echo", json.RawMessage(`{"file_path":"a","content":"","offset":1e0}`), nil)
 	require.False(t, res.IsError, res.Text())
 	off, ok := got.Number("offset")
 	assert.True(t, ok)
 	assert.Equal(t, 1.0, off)
-	assert.True(t, got.Has("bogus"))
+}
+
+// Unknown keys are refused after the other violations, in byte order, with
+// the declared properties listed (contract §5.3 [D22]); a tool's ExtraKeys
+// and the keys of a schema open to more pass.
+func TestExecuteRefusesUnknownKeys(t *testing.T) {
+	reg, s := newRegistry(t)
+	var got tools.Args
+	body := func(_ context.Context, a tools.Args, _ *tools.Exec) (any, error) { got = a; return "ok", nil }
+	register(t, reg, s, tools.Tool{Name: "echo", Parameters: json.RawMessage(echoParams), ExtraKeys: []string{"why"}, Execute: body})
+	register(t, reg, s, tools.Tool{Name: "open", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":true}`), Execute: body})
+	register(t, reg, s, tools.Tool{Name: "bare", Execute: body})
+
+	res := reg.Execute(t.Context(), "echo", json.RawMessage(`{"zeta":1,"file_path":"a","offset":"x","Flag":true,"content":""}`), nil)
+	assert.Equal(t, `Error: invalid arguments: "offset" must be a number; unknown property "Flag"; unknown property "zeta"; known properties: file_path, offset, flag`, res.Text())
+	assert.Equal(t, "INVALID_ARGS", res.Code())
+	assert.Nil(t, got, "the body never runs")
+
+	res = reg.Execute(t.Context(), "echo", json.RawMessage(`{"file_path":"a","content":"","why":null}`), nil)
+	require.False(t, res.IsError, res.Text())
+	assert.True(t, got.Has("why"), "an extra key reaches the body as sent")
+
+	res = reg.Execute(t.Context(), "open", json.RawMessage(`{"a":"x","b":2}`), nil)
+	require.False(t, res.IsError, res.Text())
+	assert.True(t, got.Has("b"))
+
+	res = reg.Execute(t.Context(), "bare", json.RawMessage(`{"k":1}`), nil)
+	assert.Equal(t, `Error: invalid arguments: unknown property "k"; known properties: none`, res.Text())
 }
 
 func TestExecuteTreatsMissingArgumentsAsEmptyObject(t *testing.T) {
@@ -267,4 +294,20 @@ func TestClassify(t *testing.T) {
 	assert.Equal(t, tools.Exclusive, reg.Classify("safe", json.RawMessage(`{"n":"x"}`)), "invalid arguments are exclusive")
 	assert.Equal(t, tools.Exclusive, reg.Classify("plain", nil), "no classifier is exclusive")
 	assert.Equal(t, tools.Exclusive, reg.Classify("nope", nil), "unknown tools are exclusive")
+}
+
+// MCP clients get the parameters closed: additionalProperties false added
+// unless the schema gives it (contract §5.3 [D22]).
+func TestInputSchemaIsClosed(t *testing.T) {
+	for params, want := range map[string]string{
+		``:     `{"type":"object","additionalProperties":false}`,
+		`null`: `{"type":"object","additionalProperties":false}`,
+		`{}`:   `{"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"}}}`: `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`,
+		` {"type":"object"} `:                           `{"type":"object","additionalProperties":false}`,
+		`{"type":"object","additionalProperties":true}`: `{"type":"object","additionalProperties":true}`,
+	} {
+		got := tools.Tool{Parameters: json.RawMessage(params)}.InputSchema()
+		assert.JSONEq(t, want, string(got), "parameters %q", params)
+	}
 }

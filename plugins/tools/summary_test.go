@@ -30,7 +30,7 @@ func TestSummaryIsTheToolsOwnAndOnlyOnSuccess(t *testing.T) {
 	reg, s := newRegistry(t)
 	fail := false
 	var sawArgs tools.Args
-	register(t, reg, s, tools.Tool{Name: "count",
+	register(t, reg, s, tools.Tool{Name: "count", Parameters: json.RawMessage(`{"type":"object","properties":{"k":{"type":"number"}}}`),
 		Execute: func(context.Context, tools.Args, *tools.Exec) (any, error) {
 			if fail {
 				return nil, errors.New("no such file")

@@ -19,11 +19,19 @@ type Tool struct {
 	// Title is the tool's name for people, which clients show (MCP's
 	// title, conversations.md §4.3): a few words such as "Read file".
 	Title string
-	// Parameters is the JSON Schema of the arguments: an open object
-	// {"type":"object","properties":{...},"required":[...]}, sent to the
-	// model byte for byte. Validation (contract §5.3) reads the declared
-	// properties in order, their "type", and "required".
+	// Parameters is the JSON Schema of the arguments:
+	// {"type":"object","properties":{...},"required":[...]}, kept byte for
+	// byte (MCP clients get [Tool.InputSchema], the same object closed).
+	// Validation (contract §5.3) reads the declared properties in order,
+	// their "type", "required" and "additionalProperties": a key that is
+	// not declared (nor in ExtraKeys) is refused [D22] unless
+	// additionalProperties is given as something other than false or null.
 	Parameters json.RawMessage
+	// ExtraKeys are argument keys the tool checks itself although
+	// Parameters does not declare them (contract §5.3: the escalation keys
+	// of write and edit, §6.8): they are not refused as unknown and not
+	// listed among the known properties.
+	ExtraKeys []string
 	// Output is the JSON Schema of the structured value; the value of every
 	// successful call is checked against it (contract §5.2 step 7). Nil
 	// means unchecked.
@@ -65,6 +73,9 @@ type Tool struct {
 type paramSchema struct {
 	props    []property // declaration order
 	required []string
+	// open is set when the schema's additionalProperties is given and is
+	// neither false nor null: undeclared keys are then accepted.
+	open bool
 }
 
 type property struct {
@@ -110,6 +121,8 @@ func parseParams(raw json.RawMessage) (paramSchema, error) {
 			if e := json.Unmarshal(v, &ps.required); e != nil && err == nil {
 				err = fmt.Errorf("parameters schema: required: %w", e)
 			}
+		case strings.EqualFold(key, "additionalProperties"):
+			ps.open = string(v) != "false" && string(v) != "null"
 		}
 	})
 	if err != nil || properties == nil {
@@ -255,4 +268,39 @@ func unquote(lit []byte) string {
 	var s string
 	_ = json.Unmarshal(lit, &s)
 	return s
+}
+
+// closedObject is the input schema of a tool whose Parameters are empty.
+var closedObject = json.RawMessage(`{"type":"object","additionalProperties":false}`)
+
+// InputSchema returns the schema MCP clients get as the tool's inputSchema
+// (contract §5.3 [D22]): Parameters with `"additionalProperties":false`
+// added as its last member, so that clients see the root as closed as the
+// registry holds it; {"type":"object","additionalProperties":false} for
+// empty or null Parameters. Parameters that give additionalProperties
+// themselves, or are not a JSON object, are returned unchanged.
+func (t Tool) InputSchema() json.RawMessage {
+	raw := bytes.TrimSpace(t.Parameters)
+	if len(raw) == 0 || string(raw) == "null" {
+		return closedObject
+	}
+	if raw[0] != '{' || !json.Valid(raw) {
+		return t.Parameters
+	}
+	w := &jsonWalk{b: raw}
+	given, empty := false, true
+	w.members(func(key string) {
+		w.value()
+		empty = false
+		given = given || strings.EqualFold(key, "additionalProperties")
+	})
+	switch {
+	case given:
+		return t.Parameters
+	case empty:
+		return json.RawMessage(`{"additionalProperties":false}`)
+	}
+	out := make(json.RawMessage, 0, len(raw)+len(`,"additionalProperties":false`))
+	out = append(out, raw[:len(raw)-1]...)
+	return append(out, `,"additionalProperties":false}`...)
 }

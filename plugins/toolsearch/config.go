@@ -16,6 +16,11 @@ type Config struct {
 	GlobMaxResults int `json:"globMaxResults" invalid:"toolsearch: globMaxResults must be a positive integer"`
 	// GrepMaxMatches is the most matches one grep page shows. Default 250.
 	GrepMaxMatches int `json:"grepMaxMatches" invalid:"toolsearch: grepMaxMatches must be a positive integer"`
+	// GrepMaxBytes bounds the bytes of one grep page's groups (the path
+	// lines, `Line N:` lines and the empty lines between groups; not the
+	// header or footer) [S10]: a page ends before the match that would
+	// pass it, and holds at least one match. Default 51200.
+	GrepMaxBytes int `json:"grepMaxBytes" invalid:"toolsearch: grepMaxBytes must be a positive integer"`
 	// GrepMaxLineBytes is how many UTF-8 bytes of a matched line its
 	// preview keeps (§6.6). Default 2000.
 	GrepMaxLineBytes int `json:"grepMaxLineBytes" invalid:"toolsearch: grepMaxLineBytes must be a positive integer"`
@@ -32,7 +37,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults of search.md §3.
 func DefaultConfig() Config {
-	return Config{GlobMaxResults: 100, GrepMaxMatches: 250, GrepMaxLineBytes: 2000, MaxKept: 10000, FileMaxBytes: 67108864, TimeoutMs: 30000}
+	return Config{GlobMaxResults: 100, GrepMaxMatches: 250, GrepMaxBytes: 51200, GrepMaxLineBytes: 2000, MaxKept: 10000, FileMaxBytes: 67108864, TimeoutMs: 30000}
 }
 
 // Validate checks the values in the order of search.md §3 and reports the
@@ -44,6 +49,7 @@ func (c Config) Validate() error {
 	}{
 		{"globMaxResults", int64(c.GlobMaxResults)},
 		{"grepMaxMatches", int64(c.GrepMaxMatches)},
+		{"grepMaxBytes", int64(c.GrepMaxBytes)},
 		{"grepMaxLineBytes", int64(c.GrepMaxLineBytes)},
 		{"maxKept", int64(c.MaxKept)},
 		{"fileMaxBytes", c.FileMaxBytes},

@@ -8,6 +8,7 @@
 //
 // Everything the model sees is built here byte for byte: the argument
 // checks (§5.2, §6.2), the result texts and footers (§5.5, §6.7), and the
-// search errors (§4.9). The pattern language is in globsyntax.go, the
-// ignore rules in ignorefile.go and ignorestack.go.
+// search errors (§4.9). The pattern language is in globsyntax.go; the
+// ignore files are read and matched by internal/gitignore, and stacked
+// along a walk in ignorestack.go.
 package toolsearch

@@ -3,8 +3,10 @@ package toolsearch
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
+	"github.com/dsh-go/dsh/internal/quote"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -154,7 +156,9 @@ func (se *searcher) runGrep(ctx context.Context, req grepRequest, exec *tools.Ex
 	return run.value(display)
 }
 
-// value pages the collected matches (search.md §4.6).
+// value pages the collected matches (search.md §4.6): at most
+// grepMaxMatches, and the page ends before the match whose group lines
+// would take it past grepMaxBytes, always keeping one [S10].
 func (run *grepRun) value(display string) (grepValue, error) {
 	se := run.se
 	n := len(run.matches)
@@ -167,8 +171,16 @@ func (run *grepRun) value(display string) (grepValue, error) {
 		TotalMatches: n, files: len(run.paths), FilesSearched: run.filesSearched, Stop: run.stop, SkippedLarge: run.skippedLarge, Unreadable: run.unreadable,
 		maxKept: se.cfg.MaxKept, timeoutMs: se.cfg.TimeoutMs, fileMaxBytes: se.cfg.FileMaxBytes,
 	}
-	for _, m := range run.matches[start:end] {
+	size := 0
+	for i, m := range run.matches[start:end] {
 		p := run.paths[m.file]
+		cost := len("\nLine ") + len(strconv.Itoa(m.number)) + len(": ") + len(m.line)
+		if i == 0 || m.file != run.matches[start+i-1].file {
+			cost += len("\n\n") + len(quote.Name(p))
+		}
+		if size += cost; i > 0 && size > se.cfg.GrepMaxBytes {
+			break
+		}
 		v.raw = append(v.raw, p)
 		v.Matches = append(v.Matches, grepMatch{Path: fsapi.Display(p), LineNumber: m.number, Line: m.line})
 	}

@@ -1,6 +1,10 @@
 package toolsearch
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dsh-go/dsh/internal/gitignore"
+)
 
 // ignoreLevel is the ignore files of one directory, in precedence order
 // (`.ignore` before `.gitignore`, search.md §6.4.1).
@@ -13,7 +17,7 @@ type ignoreLevel struct {
 	// files of B when the root is B/sub/deep.
 	Above string
 	// Files are the directory's ignore files, most important first.
-	Files []*ignoreRules
+	Files []*gitignore.Rules
 }
 
 // ignoreStack is the chain of ignore levels that apply to the entry being walked,

@@ -26,13 +26,14 @@ import (
 func TestConfigValidation(t *testing.T) {
 	ok := toolsearch.DefaultConfig()
 	require.NoError(t, ok.Validate())
-	assert.Equal(t, toolsearch.Config{GlobMaxResults: 100, GrepMaxMatches: 250, GrepMaxLineBytes: 2000, MaxKept: 10000, FileMaxBytes: 67108864, TimeoutMs: 30000}, ok)
+	assert.Equal(t, toolsearch.Config{GlobMaxResults: 100, GrepMaxMatches: 250, GrepMaxBytes: 51200, GrepMaxLineBytes: 2000, MaxKept: 10000, FileMaxBytes: 67108864, TimeoutMs: 30000}, ok)
 	keys := []struct {
 		key string
 		set func(*toolsearch.Config)
 	}{
 		{"globMaxResults", func(c *toolsearch.Config) { c.GlobMaxResults = 0 }},
 		{"grepMaxMatches", func(c *toolsearch.Config) { c.GrepMaxMatches = -1 }},
+		{"grepMaxBytes", func(c *toolsearch.Config) { c.GrepMaxBytes = 0 }},
 		{"grepMaxLineBytes", func(c *toolsearch.Config) { c.GrepMaxLineBytes = 0 }},
 		{"maxKept", func(c *toolsearch.Config) { c.MaxKept = 0 }},
 		{"fileMaxBytes", func(c *toolsearch.Config) { c.FileMaxBytes = 0 }},

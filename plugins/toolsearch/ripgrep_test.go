@@ -33,7 +33,7 @@ func TestGrepAgreesWithRipgrepOnTheGoTree(t *testing.T) {
 	}
 	tree, err := filepath.EvalSymlinks(filepath.Join(runtime.GOROOT(), "src"))
 	require.NoError(t, err)
-	s := stacktest.New(t, stacktest.Options{W: tree, ToolSearch: map[string]any{"maxKept": 1000000, "grepMaxMatches": 1000000}})
+	s := stacktest.New(t, stacktest.Options{W: tree, ToolSearch: map[string]any{"maxKept": 1000000, "grepMaxMatches": 1000000, "grepMaxBytes": 1 << 30}})
 	for _, pattern := range []string{"func NewReplacer", `errors\.New\("[a-z]+ overflow`, "TODO|FIXME", "(?i)newreplacer", `^\s*//go:build ignore$`} {
 		t.Run(pattern, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"pattern": pattern})

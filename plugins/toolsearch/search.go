@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/dsh-go/dsh/internal/gitignore"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -286,11 +287,11 @@ func (run *grepRun) visit(e fsapi.WalkEntry, stack *ignoreStack, queue func(*job
 
 // levelOf parses a directory's ignore files, in precedence order; nil when
 // it has none.
-func levelOf(files map[string][]byte) []*ignoreRules {
-	var rules []*ignoreRules
+func levelOf(files map[string][]byte) []*gitignore.Rules {
+	var rules []*gitignore.Rules
 	for _, name := range ignoreFiles {
 		if data, ok := files[name]; ok {
-			rules = append(rules, parseIgnoreFile(data))
+			rules = append(rules, gitignore.Parse(data))
 		}
 	}
 	return rules
@@ -312,6 +313,8 @@ func (run *grepRun) searchOne(sc *scanner, j *job, stopped *atomic.Bool) fileRes
 		switch {
 		case errors.As(err, &fe) && fe.Code == fsapi.CodeNotFound:
 			return fileResult{outcome: skipped} // vanished
+		case errors.As(err, &fe) && fe.Code == fsapi.CodeProtected:
+			return fileResult{outcome: skipped} // a secret's other name: never searched
 		case errors.As(err, &fe) && fe.Code == fsapi.CodeAborted:
 			return fileResult{outcome: notStarted}
 		}

@@ -2,7 +2,6 @@ package toolsearch
 
 import (
 	"bytes"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,74 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/internal/gitignore"
 )
-
-func TestParseLines(t *testing.T) {
-	r := parseIgnoreFile([]byte("\xEF\xBB\xBF# comment\n\n*.log\r\n!keep.log\nbuild/\n\\#hash\n\\!bang\ntrail  \nesc\\ \n/root-only\n{a,b}.txt\n[\n\\\n"))
-	var exprs []string
-	for _, ru := range r.rules {
-		exprs = append(exprs, fmt.Sprintf("%s neg=%v dir=%v anch=%v", ru.expr, ru.negate, ru.dirOnly, ru.anchored))
-	}
-	assert.Equal(t, []string{
-		"*.log neg=false dir=false anch=false",
-		"keep.log neg=true dir=false anch=false",
-		"build neg=false dir=true anch=false",
-		`\#hash neg=false dir=false anch=false`,
-		`\!bang neg=false dir=false anch=false`,
-		"trail neg=false dir=false anch=false",
-		`esc\  neg=false dir=false anch=false`,
-		"root-only neg=false dir=false anch=true",
-		`\{a,b\}.txt neg=false dir=false anch=false`,
-	}, exprs, "BOM, comments, blanks, CR, escapes, trailing spaces; invalid rules ([ and a lone \\) are skipped")
-	assert.Equal(t, 9, r.Len())
-}
-
-func TestMatchRules(t *testing.T) {
-	tests := []struct {
-		rules string
-		rel   string
-		dir   bool
-		want  bool // ignored
-		hit   bool // any ignoreRule matched
-	}{
-		{"*.log", "a.log", false, true, true},
-		{"*.log", "x/y/a.log", false, true, true},
-		{"*.log\n!keep.log", "keep.log", false, false, true},
-		{"build/", "build", false, false, false},
-		{"build/", "build", true, true, true},
-		{"build/", "x/build", true, true, true},
-		{"/build", "x/build", true, false, false},
-		{"doc/*.html", "doc/a.html", false, true, true},
-		{"doc/*.html", "doc/x/a.html", false, false, false},
-		{"doc/*.html", "x/doc/a.html", false, false, false},
-		{"**/foo", "a/b/foo", false, true, true},
-		{"**/foo", "foo", false, true, true},
-		{"a/**", "a", true, false, false},
-		{"a/**", "a/b", false, true, true},
-		{"a/**", "a/b/c", false, true, true},
-		{"a/**/b", "a/b", false, true, true},
-		{"a/**/b", "a/x/y/b", false, true, true},
-		{"a**b", "axxb", false, true, true},
-		{"{a,b}.txt", "a.txt", false, false, false},
-		{"{a,b}.txt", "{a,b}.txt", false, true, true},
-		{"*.TXT", "a.txt", false, false, false},
-		{"[!a]x", "bx", false, true, true},
-		{"[^a]x", "ax", false, false, false},
-		{"\\#x", "#x", false, true, true},
-		{"?", "é", false, true, true},
-		{"*", "a/b", false, true, true},
-	}
-	for _, tc := range tests {
-		matched, ignore := parseIgnoreFile([]byte(tc.rules)).Match(tc.rel, tc.dir)
-		assert.Equal(t, tc.hit, matched, "%q on %q", tc.rules, tc.rel)
-		assert.Equal(t, tc.want, ignore, "%q on %q", tc.rules, tc.rel)
-	}
-}
 
 func TestStackPrecedence(t *testing.T) {
 	var s ignoreStack
-	top := ignoreLevel{Files: []*ignoreRules{parseIgnoreFile([]byte("*.log\n!keep.log\nbuild/\n"))}}
-	sub := ignoreLevel{Dir: "sub", Files: []*ignoreRules{parseIgnoreFile([]byte("!deep.txt\n")), parseIgnoreFile([]byte("local.txt\ndeep.txt\n"))}}
+	top := ignoreLevel{Files: []*gitignore.Rules{gitignore.Parse([]byte("*.log\n!keep.log\nbuild/\n"))}}
+	sub := ignoreLevel{Dir: "sub", Files: []*gitignore.Rules{gitignore.Parse([]byte("!deep.txt\n")), gitignore.Parse([]byte("local.txt\ndeep.txt\n"))}}
 	s.Push(top)
 	s.Push(sub)
 	check := func(path string, dir, want bool) {
@@ -99,7 +38,7 @@ func TestStackPrecedence(t *testing.T) {
 
 	// ignoreRules from above the root apply with the path from their directory.
 	var above ignoreStack
-	above.Push(ignoreLevel{Above: "out", Files: []*ignoreRules{parseIgnoreFile([]byte("out/*\n/out/keep\n"))}})
+	above.Push(ignoreLevel{Above: "out", Files: []*gitignore.Rules{gitignore.Parse([]byte("out/*\n/out/keep\n"))}})
 	above.Trim("a.txt")
 	assert.True(t, above.Ignored("a.txt", false), "out/* matches out/a.txt")
 	assert.True(t, above.Ignored("keep", false))
@@ -118,10 +57,11 @@ func TestAgainstGit(t *testing.T) {
 	if err != nil {
 		t.Skip("git is not installed")
 	}
-	names := []string{"a", "b", "ab", "a.log", "b.txt", "x.txt", "build", "keep.log", "c d", "{a,b}.txt", "#x", "!y", "-z", "é.txt", "a.TXT"}
+	names := []string{"a", "b", "ab", "a.log", "b.txt", "x.txt", "build", "keep.log", "c d", "{a,b}.txt", "#x", "!y", "-z", "é.txt", "a.TXT", "]y.txt", "xy.txt", "7.num", "x.num", "[", "a]"}
 	patterns := []string{"*.log", "!keep.log", "build/", "/a", "a/", "**/b", "b/**", "a/**/x.txt", "*.txt", "!x.txt", "/*/b.txt",
 		"{a,b}.txt", "\\#x", "\\!y", "a?", "[ab]", "[!a]b", "*", "!*.txt", "ab/", "a/b", "# comment", "", "c\\ d", "b.txt  ", "**", "!b/",
-		"/build/**", "a*", "?.txt", "[a-c].log", "x.txt/", "*/", "!a/", "é*", "*.TXT"}
+		"/build/**", "a*", "?.txt", "[a-c].log", "x.txt/", "*/", "!a/", "é*", "*.TXT",
+		"[]x]y.txt", "[!]x]y.txt", "[[:digit:]]*.num", "[[:alpha:]].num", "??.txt", "[", "\\[", "a[]]", "[[:space:][:punct:]]*"}
 	seeds := 40
 	if testing.Short() {
 		seeds = 10
@@ -204,7 +144,7 @@ func ourKept(t *testing.T, dir string) []string {
 		rel, _ := filepath.Rel(dir, p)
 		if rel == "." {
 			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
-				s.Push(ignoreLevel{Files: []*ignoreRules{parseIgnoreFile(data)}})
+				s.Push(ignoreLevel{Files: []*gitignore.Rules{gitignore.Parse(data)}})
 			}
 			return nil
 		}
@@ -220,7 +160,7 @@ func ourKept(t *testing.T, dir string) []string {
 		}
 		if d.IsDir() {
 			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
-				s.Push(ignoreLevel{Dir: rel, Files: []*ignoreRules{parseIgnoreFile(data)}})
+				s.Push(ignoreLevel{Dir: rel, Files: []*gitignore.Rules{gitignore.Parse(data)}})
 			}
 			return nil
 		}
