@@ -118,7 +118,11 @@ func runCases(t *testing.T, cases []conformance.Case) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
-			if dep, ok := c.Deployment(w); ok {
+			if c.ProtectedConfig != "" {
+				file := filepath.Join(w, c.ProtectedConfig)
+				require.NoError(t, os.WriteFile(file, []byte(c.DeploymentFile(w)), 0o644))
+				args = append(args, "--config", file)
+			} else if dep, ok := c.Deployment(w); ok {
 				file := filepath.Join(t.TempDir(), "deployment.yaml")
 				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
 				args = append(args, "--config", file)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dsh-go/dsh/internal/conformance"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -73,6 +74,11 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
 			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, ToolFiles: c.ToolFiles, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
+			if c.ProtectedConfig != "" {
+				file := filepath.Join(w, c.ProtectedConfig)
+				require.NoError(t, os.WriteFile(file, []byte(c.DeploymentFile(w)), 0o644))
+				st.Protected.Add(fsapi.ProtectConfig, file)
+			}
 			session := st.Conversation("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

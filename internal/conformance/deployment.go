@@ -5,6 +5,16 @@ import (
 	"strings"
 )
 
+// DeploymentFile returns the case's deployment file: Deployment's, or the
+// default deployment (fslocal, fssandbox, fspolicy, toolfs, toolfiles,
+// toolsearch) when the case needs none of its own.
+func (c Case) DeploymentFile(w string) string {
+	if yaml, ok := c.Deployment(w); ok {
+		return yaml
+	}
+	return "plugins:\n  - name: fslocal\n  - name: fssandbox\n  - name: fspolicy\n  - name: toolfs\n  - name: toolfiles\n  - name: toolsearch\n"
+}
+
 // Deployment returns the deployment file (YAML) a `dshhost run` of the case
 // uses when it has an fssandbox or a tooleditor key, and false without
 // either (the embedded default deployment then serves, with --policy and

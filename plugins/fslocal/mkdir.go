@@ -14,11 +14,15 @@ import (
 // (fsapi.DirMaker). An existing directory is no error (0); one created by a
 // racer meanwhile neither. An existing entry of another type at t fails
 // FS_NOT_DIRECTORY `cannot mkdir "<p>": a file that is not a directory
-// exists there`. FS_ABORTED `mkdir aborted` on entry and between
+// exists there`; FS_PROTECTED below a protected directory (Refuse).
+// FS_ABORTED `mkdir aborted` on entry and between
 // directories; EACCES or EPERM FS_PERMISSION_DENIED `cannot mkdir "<p>":
 // permission denied`; a redirection outside the root FS_SANDBOX_DENIED.
 func (p *Provider) MakeDirs(ctx context.Context, t fsapi.Target) (int, error) {
 	const op = "mkdir"
+	if err := p.Refuse(ctx, t, op); err != nil {
+		return 0, err
+	}
 	var missing []string
 	for at := t.Key; ; at = filepath.Dir(at) {
 		if err := ctx.Err(); err != nil {

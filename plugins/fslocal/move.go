@@ -32,8 +32,10 @@ var renameNoReplaceDisabled bool
 //
 // Under the locks, in this order: FS_ABORTED `move aborted`; FS_INVALID_PATH
 // `cannot move "<p>": the destination is the source or inside it`;
-// FS_SANDBOX_DENIED `cannot move "<p>": it is the workspace root`; the
-// source as Remove checks it (op "move"); an existing destination:
+// FS_SANDBOX_DENIED `cannot move "<p>": it is the workspace root`;
+// FS_PROTECTED when the source or the destination is a protected file, or
+// a directory that holds one (Refuse); the source as Remove checks it (op
+// "move"); an existing destination:
 // FS_ALREADY_EXISTS `cannot move to "<p>": the destination is a
 // directory; end it with / to move into it`, or without req.Overwrite
 // `cannot move to "<p>": the destination exists; set overwrite to true to
@@ -66,6 +68,11 @@ func (p *Provider) Move(ctx context.Context, source, destination fsapi.Target, r
 	}
 	defer release()
 
+	for _, t := range []fsapi.Target{source, destination} {
+		if err := p.Refuse(ctx, t, op); err != nil {
+			return fsapi.MoveOutcome{}, err
+		}
+	}
 	if err := p.checkEntry(source, op, req.SourceType, req.SourceGuard); err != nil {
 		return fsapi.MoveOutcome{}, err
 	}

@@ -17,6 +17,8 @@ import (
 // The checks run in this order: FS_ABORTED `delete aborted` (on entry,
 // while waiting for the locks, before the unlink); FS_SANDBOX_DENIED
 // `cannot delete "<p>": it is the workspace root` for the confinement root;
+// FS_PROTECTED for a protected file, or a directory that holds one
+// (Refuse);
 // FS_NOT_FOUND `cannot delete "<p>": not found` when it is absent;
 // FS_STALE_VERSION `cannot delete "<p>": file changed since it was read`
 // when its type is no longer req.Type, or it is a file whose version is not
@@ -36,6 +38,9 @@ func (p *Provider) Remove(ctx context.Context, t fsapi.Target, req fsapi.RemoveR
 		return err
 	}
 	defer release()
+	if err := p.Refuse(ctx, t, op); err != nil {
+		return err
+	}
 	if err := p.checkEntry(t, op, req.Type, req.Guard); err != nil {
 		return err
 	}

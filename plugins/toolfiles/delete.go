@@ -11,7 +11,8 @@ import (
 
 // delete runs the delete tool: validation, the path named without
 // following a final link (absent: FS_NOT_FOUND `cannot delete "<p>": not
-// found`), fs/remove-intent with its type, the provider's Remove, then
+// found`; protected: FS_PROTECTED; a final "/" on a file: FS_INVALID_PATH),
+// fs/remove-intent with its type, the provider's Remove, then
 // fs/observed absent. Text: `Deleted file <p>`, `Deleted directory <p>`,
 // `Deleted symlink <p>` or `Deleted <p>` (a special file).
 func (ts *toolset) delete(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
@@ -19,12 +20,15 @@ func (ts *toolset) delete(ctx context.Context, args tools.Args, exec *tools.Exec
 	if fsapi.IsBlank(path) {
 		return nil, errors.New("path must be a non-empty string")
 	}
-	t, info, err := ts.resolveEntry(ctx, path, exec)
+	t, info, err := ts.resolveEntry(ctx, path, exec, "delete")
 	if err != nil {
 		return nil, err
 	}
 	if info == nil {
 		return nil, fsapi.ErrNotFound("delete", t.DisplayPath, nil)
+	}
+	if err := finalSlash(path, t, info, "delete"); err != nil {
+		return nil, err
 	}
 	guard, err := events.FSRemoveIntent.Waterfall(ctx, ts.s, events.IntentRequest{Target: t, Actor: exec, Arguments: args, Type: info.Type},
 		func(context.Context) (*fsapi.RemoveGuard, error) { return nil, nil })

@@ -32,7 +32,7 @@ func (ts *toolset) fileInfo(ctx context.Context, args tools.Args, exec *tools.Ex
 	if fsapi.IsBlank(path) {
 		return nil, errors.New("path must be a non-empty string")
 	}
-	t, info, err := ts.resolveEntry(ctx, path, exec)
+	t, info, err := ts.resolveEntry(ctx, path, exec, "")
 	if err != nil {
 		return nil, err
 	}

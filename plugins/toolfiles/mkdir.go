@@ -11,7 +11,8 @@ import (
 )
 
 // mkdir runs the mkdir tool: validation, resolve (a symlink to a directory
-// is that directory), the fs/write-intent guards for each directory it
+// is that directory), the refusal of a path below a protected directory
+// (FS_PROTECTED), the fs/write-intent guards for each directory it
 // will create, outermost first (a refusal fails the call before anything
 // is created; the decider's answer is ignored, as the editor's create
 // ignores it), then the provider's MakeDirs. Nothing is observed: a
@@ -25,6 +26,9 @@ func (ts *toolset) mkdir(ctx context.Context, args tools.Args, exec *tools.Exec)
 	opts := fsapi.CwdOptions(path, exec.Cwd())
 	t, err := ts.fs.Resolve(ctx, path, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := fsapi.Refuse(ctx, ts.fs, t, "mkdir"); err != nil {
 		return nil, err
 	}
 	var missing []fsapi.Target

@@ -13,7 +13,8 @@ import (
 
 // move runs the move tool: validation, the source named without following
 // a final link (absent: FS_NOT_FOUND `cannot move "<p>": not found`), the
-// destination (one ending in / gets the source's name appended),
+// destination (one ending in / gets the source's name appended), each
+// refused FS_PROTECTED when protected (fsapi.Refuse),
 // fs/remove-intent for the source (with its type), fs/write-intent for the
 // destination, the provider's Move, then fs/observed: the source absent,
 // the destination present at its new version. Text: `Moved <src> to
@@ -28,17 +29,20 @@ func (ts *toolset) move(ctx context.Context, args tools.Args, exec *tools.Exec) 
 		return nil, errors.New("destination must be a non-empty string")
 	}
 	overwrite, _ := args.Bool("overwrite")
-	src, info, err := ts.resolveEntry(ctx, source, exec)
+	src, info, err := ts.resolveEntry(ctx, source, exec, "move")
 	if err != nil {
 		return nil, err
 	}
 	if info == nil {
 		return nil, fsapi.ErrNotFound("move", src.DisplayPath, nil)
 	}
+	if err := finalSlash(source, src, info, "move"); err != nil {
+		return nil, err
+	}
 	if strings.HasSuffix(destination, "/") {
 		destination += filepath.Base(src.DisplayPath)
 	}
-	dst, _, err := ts.resolveEntry(ctx, destination, exec)
+	dst, _, err := ts.resolveEntry(ctx, destination, exec, "move")
 	if err != nil {
 		return nil, err
 	}

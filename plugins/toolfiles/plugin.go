@@ -3,6 +3,7 @@ package toolfiles
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/dsh-go/dsh/host"
 	"github.com/dsh-go/dsh/plugins/fsapi"
@@ -84,7 +85,28 @@ func (ts *toolset) tools() []entry {
 func text(_ tools.Args, v any) []tools.Block { return []tools.Block{tools.TextBlock(v.(string))} }
 
 // resolveEntry names path for the call's conversation without following a
-// final symlink (contract §6.4, fsapi.CwdOptions).
-func (ts *toolset) resolveEntry(ctx context.Context, path string, exec *tools.Exec) (fsapi.Target, *fsapi.PathInfo, error) {
-	return ts.entries.ResolveEntry(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
+// final symlink (contract §6.4, fsapi.CwdOptions), then asks the provider's
+// refusal of op on a protected file (fsapi.Refuse, FS_PROTECTED) before any
+// intent runs, as fsapi.ResolveFile does for the file tools.
+func (ts *toolset) resolveEntry(ctx context.Context, path string, exec *tools.Exec, op string) (fsapi.Target, *fsapi.PathInfo, error) {
+	t, info, err := ts.entries.ResolveEntry(ctx, path, fsapi.CwdOptions(path, exec.Cwd()))
+	if err != nil {
+		return fsapi.Target{}, nil, err
+	}
+	if op != "" {
+		if err := fsapi.Refuse(ctx, ts.fs, t, op); err != nil {
+			return fsapi.Target{}, nil, err
+		}
+	}
+	return t, info, nil
+}
+
+// finalSlash refuses a path that ends in "/" but names an entry that is
+// not a directory (contract §6.4a [D23]): FS_INVALID_PATH `cannot <op>
+// "<p>/": a file path must not end with "/"`.
+func finalSlash(path string, t fsapi.Target, info *fsapi.PathInfo, op string) error {
+	if strings.HasSuffix(path, "/") && info != nil && info.Type != fsapi.TypeDirectory {
+		return fsapi.ErrFinalSlash(op, t.DisplayPath)
+	}
+	return nil
 }
