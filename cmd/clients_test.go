@@ -36,14 +36,21 @@ type cell struct {
 		IsError bool   `json:"isError"`
 		Text    string `json:"text"`
 	}
+	Image struct {
+		IsError  bool     `json:"isError"`
+		Types    []string `json:"types"`
+		MIMEType string   `json:"mimeType"`
+		Bytes    int      `json:"bytes"`
+	} `json:"image"`
 	After       string `json:"after"`
 	UnreadAfter string `json:"unreadAfter"`
 }
 
 // TestTheOfficialClientsMatrix: conversations.md §5.1. The TypeScript SDK
 // v1 and v2 (legacy, auto and pinned to 2026-07-28) over stdio and HTTP:
-// 8 of 8 connect, read → edit of one file succeeds, and an edit and an
-// overwrite of a file the client never read are refused.
+// 8 of 8 connect, read → edit of one file succeeds, an edit and an
+// overwrite of a file the client never read are refused, and a PNG read
+// arrives as image content.
 func TestTheOfficialClientsMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: starts Node clients")
@@ -86,6 +93,10 @@ func TestTheOfficialClientsMatrix(t *testing.T) {
 				assert.True(t, got.OverwriteUnread.IsError)
 				assert.True(t, strings.HasPrefix(got.OverwriteUnread.Text, `Error: cannot overwrite existing "`+unread+`"`), got.OverwriteUnread.Text)
 				assert.Equal(t, "untouched\n", got.UnreadAfter)
+				assert.False(t, got.Image.IsError)
+				assert.Equal(t, []string{"image"}, got.Image.Types, "a PNG read arrives as image content")
+				assert.Equal(t, "image/png", got.Image.MIMEType)
+				assert.Equal(t, 70, got.Image.Bytes)
 			})
 		}
 	}

@@ -93,6 +93,16 @@ func TestRunPassesEveryEditorCase(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestRunPassesEveryFilesCase drives `dshhost run` with every case of
+// files-cases.json (the entry tools and read's images, docs/files.md): the
+// default deployment mounts toolfiles, and a case's toolfiles overrides
+// become --set flags.
+func TestRunPassesEveryFilesCase(t *testing.T) {
+	cases, err := conformance.FilesCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
@@ -108,13 +118,18 @@ func runCases(t *testing.T, cases []conformance.Case) {
 				script.WriteByte('\n')
 			}
 			args := []string{"run", "--workspace", w, "--policy", map[bool]string{true: "on", false: "off"}[c.Policy]}
-			if dep, ok := c.Deployment(w); ok {
+			if c.ProtectedConfig != "" {
+				file := filepath.Join(w, c.ProtectedConfig)
+				require.NoError(t, os.WriteFile(file, []byte(c.DeploymentFile(w)), 0o644))
+				args = append(args, "--config", file)
+			} else if dep, ok := c.Deployment(w); ok {
 				file := filepath.Join(t.TempDir(), "deployment.yaml")
 				require.NoError(t, os.WriteFile(file, []byte(dep), 0o644))
 				args = append(args, "--config", file)
 			}
 			args = append(args, setFlags("toolfs", c.ToolFS)...)
 			args = append(args, setFlags("toolsearch", c.ToolSearch)...)
+			args = append(args, setFlags("toolfiles", c.ToolFiles)...)
 			args = append(args, setFlags("fslocal", c.FSLocal)...)
 			args = append(args, "-")
 			res := dshhost(t, w, script.String(), nil, args...)

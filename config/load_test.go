@@ -72,6 +72,7 @@ var plugins = map[string]*host.Plugin{
 	"toolfs": host.Define("toolfs", func(context.Context, *host.Scope, toolConfig) error { return nil },
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
 	"toolsearch": host.Define("toolsearch", noop),
+	"toolfiles":  host.Define("toolfiles", noop),
 	"exec":       host.Define("exec", func(context.Context, *host.Scope, execConfig) error { return nil }),
 }
 
@@ -143,6 +144,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"fssandbox", "fssandbox", false, sandboxConfig{Mode: "workspace-write", Workspace: ws}},
 		{"fspolicy", "fspolicy", false, struct{}{}},
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
+		{"toolfiles", "toolfiles", false, struct{}{}},
 		{"toolsearch", "toolsearch", false, struct{}{}},
 		{"mcp", "mcp", false, struct{}{}},
 	}, summarize(d))

@@ -1,6 +1,7 @@
 // Package events declares the event contract between the filesystem
-// plugins (contract §1.1): the waterfalls [FSWriteIntent] and [FSEditIntent],
-// which decide a write's intent and an edit's guard, and the emit
+// plugins (contract §1.1): the waterfalls [FSWriteIntent], [FSEditIntent] and
+// [FSRemoveIntent], which decide a write's intent, an edit's guard and a
+// removal's guard, and the emit
 // [FSObserved], which reports what a tool call saw of a file. The tools
 // dispatch them; policies such as fspolicy listen. It also declares
 // [ConfigReloadFailed], which dshhost emits when a config reload is refused.

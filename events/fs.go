@@ -41,6 +41,10 @@ type IntentRequest struct {
 	// (plugin-protocol.md §1); nil outside a tool call. Listeners read them
 	// and never change them.
 	Arguments map[string]any
+	// Type is the target's own type (not following a final symlink) on
+	// [FSRemoveIntent], so a decider can let a directory or a link go
+	// without a read and without I/O; empty on the other intents.
+	Type fsapi.EntryType
 }
 
 // FSWriteIntent is `fs/write-intent` (contract §1.1): dispatched by the
@@ -56,6 +60,15 @@ var FSWriteIntent = host.NewChain[IntentRequest, *fsapi.WriteIntent]("fs/write-i
 // tool before EditText. Its result is the *fsapi.EditGuard to edit under, or
 // nil for unguarded; otherwise as [FSWriteIntent].
 var FSEditIntent = host.NewChain[IntentRequest, *fsapi.EditGuard]("fs/edit-intent")
+
+// FSRemoveIntent is `fs/remove-intent`: dispatched by `delete` for its
+// target and by `move` for its source, after the target is named without
+// following a final symlink and before the provider's Remove or Move.
+// Request.Type is the target's own type. Its result is the *fsapi.RemoveGuard
+// to remove under (the version of a file the conversation has seen), or nil
+// for unguarded; the tools' default continuation returns nil. Otherwise as
+// [FSWriteIntent]: one decision slot, guards veto with an error.
+var FSRemoveIntent = host.NewChain[IntentRequest, *fsapi.RemoveGuard]("fs/remove-intent")
 
 // ObservationKind says what a tool call saw of a file.
 type ObservationKind string

@@ -35,8 +35,10 @@ type Actor struct {
 	Call         string  `json:"call"`
 }
 
-// Intent is the params of fs/write-intent and fs/edit-intent (§1).
-// Arguments are the call's arguments as JSON, or null when there are none or
+// Intent is the params of fs/write-intent, fs/edit-intent and
+// fs/remove-intent (§1). Type is the target's own type ("file",
+// "directory", "symlink", "other") on fs/remove-intent, and absent on the
+// others. Arguments are the call's arguments as JSON, or null when there are none or
 // they serialize to more than the codec's bound, in which case
 // ArgumentsOmitted is true (and otherwise absent). Actor is null for an
 // intent dispatched outside any tool call.
@@ -45,6 +47,7 @@ type Intent struct {
 	Actor            *Actor          `json:"actor"`
 	Arguments        json.RawMessage `json:"arguments"`
 	ArgumentsOmitted bool            `json:"argumentsOmitted,omitempty"`
+	Type             string          `json:"type,omitempty"`
 }
 
 // Observed is the params of the fs/observed notification (§1): Kind is
@@ -138,7 +141,7 @@ func ActorOf(a events.Actor) *Actor {
 
 // Intent returns req on the wire.
 func (c *Codec) Intent(req events.IntentRequest) Intent {
-	in := Intent{Target: c.Target(req.Target), Actor: ActorOf(req.Actor)}
+	in := Intent{Target: c.Target(req.Target), Actor: ActorOf(req.Actor), Type: string(req.Type)}
 	if req.Arguments != nil {
 		in.Arguments, in.ArgumentsOmitted = c.arguments(req.Arguments)
 	}

@@ -69,6 +69,11 @@ func TestIntentsCarryTheActorAndTheArguments(t *testing.T) {
 		"a call outside any conversation; no arguments")
 	req.Actor = nil
 	assert.Contains(t, encode(t, c.Intent(req)), `"actor":null`)
+	assert.NotContains(t, encode(t, c.Intent(req)), `"type"`, "write and edit intents carry no type")
+
+	req.Type = fsapi.TypeDirectory
+	assert.Equal(t, `{"target":{"path":"/w/a.txt","key":"/real/w/a.txt","rel":"a.txt"},"actor":null,"arguments":null,"type":"directory"}`,
+		encode(t, c.Intent(req)), "fs/remove-intent carries the target's type")
 }
 
 func TestArgumentsPastTheBoundAreOmitted(t *testing.T) {

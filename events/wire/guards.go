@@ -17,9 +17,8 @@ import (
 // Entry is one carrier entry (an exec child, a NATS connection) in its
 // host's list (§1).
 type Entry struct {
-	// Intents are the intent events Guard is asked about:
-	// events.FSWriteIntent.Name(), events.FSEditIntent.Name(). Others are
-	// ignored.
+	// Intents are the intent events Guard is asked about, among
+	// [Intents]. Others are ignored.
 	Intents []string
 	// Guard asks the plugin about event for req: nil lets the chain go on;
 	// an error (a *Denied, a §2 *Unavailable) fails the call, and no later
@@ -46,25 +45,28 @@ type State struct {
 	Dropped uint64
 }
 
+// Intents are the intent events a plugin on the wire can guard (§1), in
+// the order the carriers list them: fs/write-intent, fs/edit-intent,
+// fs/remove-intent.
+var Intents = []string{events.FSWriteIntent.Name(), events.FSEditIntent.Name(), events.FSRemoveIntent.Name()}
+
 // slot is one entry in a table.
 type slot struct {
-	inst         *host.Instance
-	e            Entry
-	log          *slog.Logger
-	write, edits bool
+	inst *host.Instance
+	e    Entry
+	log  *slog.Logger
 	// held is non-nil while the slot holds the place of an activation
 	// that ended: it is closed when the slot is replaced or removed.
 	held chan struct{}
 }
 
-// asks reports whether the slot's guard is asked about edits (edit) or
-// writes.
-func (sl *slot) asks(edit bool) bool { return (edit && sl.edits) || (!edit && sl.write) }
+// asks reports whether the slot's guard is asked about event.
+func (sl *slot) asks(event string) bool { return slices.Contains(sl.e.Intents, event) }
 
 // table is one host's ordered list of carrier entries. The list is copy-on-
 // write (dispatch loads it without a lock); listeners are the disposers of
-// the two listeners prepended on the host's root scope and of the status
-// hook, while the list is not empty.
+// the listeners prepended on the host's root scope, one on each of the [Intents],
+// and of the status hook, while the list is not empty.
 type table struct {
 	list      atomic.Pointer[[]*slot]
 	listeners []host.Disposer
@@ -79,9 +81,9 @@ var (
 
 // Join adds e to the list of s's host at the place of s's instance in
 // mount order (a deployment's entries are mounted in file order), until s
-// ends. The first entry of a host prepends one listener on fs/write-intent
-// and one on fs/edit-intent (on the host's root scope, so that they outlive
-// any one entry); the last to leave removes them.
+// ends. The first entry of a host prepends one listener on each of the
+// [Intents] (on the host's root scope, so that they outlive any one entry);
+// the last to leave removes them.
 //
 // When s ends, the entry keeps its place until its instance is DISPOSED or
 // is ACTIVE again without having joined: an intent meanwhile (a restart, a
@@ -92,9 +94,7 @@ var (
 // place as the scope's end does.
 func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 	h := s.Host()
-	sl := &slot{inst: s.Instance(), e: e, log: s.Logger(),
-		write: slices.Contains(e.Intents, events.FSWriteIntent.Name()),
-		edits: slices.Contains(e.Intents, events.FSEditIntent.Name())}
+	sl := &slot{inst: s.Instance(), e: e, log: s.Logger()}
 	mu.Lock()
 	t := tables[h]
 	if t == nil {
@@ -124,7 +124,7 @@ func Join(s *host.Scope, e Entry) (host.Disposer, error) {
 		}
 		list := slices.Clone(t.load())
 		if i := slices.Index(list, sl); i >= 0 {
-			list[i] = &slot{inst: sl.inst, e: sl.e, log: sl.log, write: sl.write, edits: sl.edits, held: make(chan struct{})}
+			list[i] = &slot{inst: sl.inst, e: sl.e, log: sl.log, held: make(chan struct{})}
 			t.store(h, list)
 		}
 		return nil
@@ -188,7 +188,7 @@ func (t *table) settle(h *host.Host, inst *host.Instance, st host.State) {
 	for i, x := range list {
 		if isHeld(x) {
 			close(x.held)
-			list[i] = &slot{inst: x.inst, e: x.e, log: x.log, write: x.write, edits: x.edits, held: make(chan struct{})}
+			list[i] = &slot{inst: x.inst, e: x.e, log: x.log, held: make(chan struct{})}
 		}
 	}
 	t.store(h, list)
@@ -213,12 +213,12 @@ func (t *table) store(h *host.Host, list []*slot) {
 	t.list.Store(&list)
 }
 
-// listen prepends the table's two listeners on h's root scope and
-// follows h's transitions (settle).
+// listen prepends the table's listeners, one on each of the [Intents], on
+// h's root scope, and follows h's transitions (settle).
 func (t *table) listen(h *host.Host) error {
 	root := h.Root()
 	dw, err := events.FSWriteIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
-		if err := t.guard(ctx, events.FSWriteIntent.Name(), req, false); err != nil {
+		if err := t.guard(ctx, events.FSWriteIntent.Name(), req); err != nil {
 			return nil, err
 		}
 		return next(ctx)
@@ -226,29 +226,48 @@ func (t *table) listen(h *host.Host) error {
 	if err != nil {
 		return err
 	}
+	t.listeners = []host.Disposer{dw}
 	de, err := events.FSEditIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
-		if err := t.guard(ctx, events.FSEditIntent.Name(), req, true); err != nil {
+		if err := t.guard(ctx, events.FSEditIntent.Name(), req); err != nil {
 			return nil, err
 		}
 		return next(ctx)
 	}, host.Prepend())
 	if err != nil {
-		_ = dw(context.Background())
+		t.unlisten()
 		return err
 	}
-	ds := h.OnStatus(func(inst *host.Instance, _, st host.State) { t.settle(h, inst, st) })
-	t.listeners = []host.Disposer{dw, de, ds}
+	t.listeners = append(t.listeners, de)
+	dr, err := events.FSRemoveIntent.On(root, func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+		if err := t.guard(ctx, events.FSRemoveIntent.Name(), req); err != nil {
+			return nil, err
+		}
+		return next(ctx)
+	}, host.Prepend())
+	if err != nil {
+		t.unlisten()
+		return err
+	}
+	t.listeners = append(t.listeners, dr, h.OnStatus(func(inst *host.Instance, _, st host.State) { t.settle(h, inst, st) }))
 	return nil
+}
+
+// unlisten removes the listeners listen added.
+func (t *table) unlisten() {
+	for _, d := range t.listeners {
+		_ = d(context.Background())
+	}
+	t.listeners = nil
 }
 
 // guard runs the guards of every entry that asked for the event, in order;
 // the first error ends the chain.
-func (t *table) guard(ctx context.Context, event string, req events.IntentRequest, edit bool) error {
+func (t *table) guard(ctx context.Context, event string, req events.IntentRequest) error {
 	for _, sl := range t.load() {
-		if !sl.asks(edit) {
+		if !sl.asks(event) {
 			continue
 		}
-		if err := t.ask(ctx, sl, event, req, edit); err != nil {
+		if err := t.ask(ctx, sl, event, req); err != nil {
 			return err
 		}
 	}
@@ -257,7 +276,7 @@ func (t *table) guard(ctx context.Context, event string, req events.IntentReques
 
 // ask asks sl's guard about event; a held slot waits, within its
 // Timeout, for its instance's next entry and asks that one.
-func (t *table) ask(ctx context.Context, sl *slot, event string, req events.IntentRequest, edit bool) error {
+func (t *table) ask(ctx context.Context, sl *slot, event string, req events.IntentRequest) error {
 	if sl.held == nil {
 		return sl.e.Guard(ctx, event, req)
 	}
@@ -280,7 +299,7 @@ func (t *table) ask(ctx context.Context, sl *slot, event string, req events.Inte
 		if i < 0 {
 			return nil // the entry is gone: it is no longer asked
 		}
-		if sl = list[i]; !sl.asks(edit) {
+		if sl = list[i]; !sl.asks(event) {
 			return nil
 		}
 	}

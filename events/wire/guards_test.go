@@ -53,12 +53,18 @@ func dispatch(h *host.Host, chain string) ([]string, error) {
 	ctx := context.WithValue(context.Background(), traceKey{}, &trace)
 	req := events.IntentRequest{Target: fsapi.Target{Key: "k", DisplayPath: "/w/a"}}
 	var err error
-	if chain == "edit" {
+	switch chain {
+	case "remove":
+		_, err = events.FSRemoveIntent.Waterfall(ctx, h.Root(), req, func(context.Context) (*fsapi.RemoveGuard, error) {
+			trace = append(trace, "default")
+			return nil, nil
+		})
+	case "edit":
 		_, err = events.FSEditIntent.Waterfall(ctx, h.Root(), req, func(context.Context) (*fsapi.EditGuard, error) {
 			trace = append(trace, "default")
 			return nil, nil
 		})
-	} else {
+	default:
 		_, err = events.FSWriteIntent.Waterfall(ctx, h.Root(), req, func(context.Context) (*fsapi.WriteIntent, error) {
 			trace = append(trace, "default")
 			return nil, nil
@@ -96,6 +102,9 @@ func TestWireGuardsRunInDeploymentOrderBeforeTheDecider(t *testing.T) {
 	trace, err = dispatch(h, "edit")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a:fs/edit-intent", "b:fs/edit-intent", "c:fs/edit-intent", "default"}, trace)
+	trace, err = dispatch(h, "remove")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default"}, trace, "nobody asked for removals")
 
 	// A restart keeps the place; a deny stops the chain.
 	require.NoError(t, a.Update(ctx, carrierConfig{Intents: both(), Deny: true}))
@@ -122,4 +131,18 @@ func TestWireGuardsRunInDeploymentOrderBeforeTheDecider(t *testing.T) {
 	dec := h.Instance("decider")
 	require.NoError(t, dec.Dispose(ctx))
 	base.Assert(t) // the shared listeners went with the last entry
+}
+
+func TestAGuardOnTheWireVetoesARemoval(t *testing.T) {
+	h := hosttest.New(t)
+	p := carrierPlugin()
+	_, err := h.Plugin(t.Context(), p, carrierConfig{Intents: []string{events.FSRemoveIntent.Name()}, Deny: true}, host.ID("r"))
+	require.NoError(t, err)
+	trace, err := dispatch(h, "remove")
+	assert.EqualError(t, err, "denied by r")
+	assert.Equal(t, []string{"r:fs/remove-intent"}, trace, "the default continuation never ran")
+	trace, err = dispatch(h, "write")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"default"}, trace, "r asked only for removals")
+	assert.Equal(t, []string{"fs/write-intent", "fs/edit-intent", "fs/remove-intent"}, wire.Intents)
 }

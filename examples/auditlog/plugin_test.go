@@ -21,6 +21,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/toolfiles"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -32,7 +33,7 @@ func stack(t *testing.T, h *host.Host, w string, cfg auditlog.Config) (*tools.Re
 	for _, m := range []struct {
 		p   *host.Plugin
 		cfg any
-	}{{tools.Plugin, nil}, {fslocal.Plugin, fslocal.Config{Cwd: w, Root: w}}, {fspolicy.Plugin, nil}, {toolfs.Plugin, nil}} {
+	}{{tools.Plugin, nil}, {fslocal.Plugin, fslocal.Config{Cwd: w, Root: w}}, {fspolicy.Plugin, nil}, {toolfs.Plugin, nil}, {toolfiles.Plugin, nil}} {
 		_, err := h.Plugin(t.Context(), m.p, m.cfg)
 		require.NoError(t, err)
 	}
@@ -85,6 +86,38 @@ func TestEveryObservationBecomesOneJSONLine(t *testing.T) {
 		{Conversation: "s1", Principal: "cli", Tool: "edit", Path: w + "/a.txt", Kind: "present", Version: string(editInfo.Version)},
 		{Conversation: "s2", Principal: "cli", Tool: "read", Path: w + "/gone.txt", Kind: "absent", Version: ""},
 	}, got)
+}
+
+// TestMovesAndDeletesAreRecorded: a move is two records, the source absent
+// and the destination present at its version, and a delete one, absent.
+func TestMovesAndDeletesAreRecorded(t *testing.T) {
+	w, logDir := tempDir(t), tempDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(w, "a.txt"), []byte("draft\n"), 0o644))
+	path := filepath.Join(logDir, "audit.jsonl")
+	h, _ := newHost(t)
+	reg, audit := stack(t, h, w, auditlog.Config{Path: path, Queue: 16})
+	require.False(t, call(t, reg, "s1", "read", map[string]any{"file_path": "a.txt"}).IsError)
+	res := call(t, reg, "s1", "move", map[string]any{"source": "a.txt", "destination": "b.txt"})
+	require.False(t, res.IsError, res.Text())
+	fs := fsapi.Key.Must(h.Root())
+	moved, err := fs.Resolve(t.Context(), "b.txt", fsapi.ResolveOptions{})
+	require.NoError(t, err)
+	info, err := fs.Stat(t.Context(), moved)
+	require.NoError(t, err)
+	res = call(t, reg, "s1", "delete", map[string]any{"path": "b.txt"})
+	require.False(t, res.IsError, res.Text())
+	require.NoError(t, audit.Dispose(t.Context()))
+
+	records := readRecords(t, path)
+	for i := range records {
+		records[i].Time = time.Time{}
+	}
+	require.Len(t, records, 4)
+	assert.Equal(t, []auditlog.Record{
+		{Conversation: "s1", Principal: "cli", Tool: "move", Path: w + "/a.txt", Kind: "absent"},
+		{Conversation: "s1", Principal: "cli", Tool: "move", Path: w + "/b.txt", Kind: "present", Version: string(info.Version)},
+		{Conversation: "s1", Principal: "cli", Tool: "delete", Path: w + "/b.txt", Kind: "absent"},
+	}, records[1:])
 }
 
 func TestDisposalFlushesEverythingQueued(t *testing.T) {

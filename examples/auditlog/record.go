@@ -21,11 +21,14 @@ type Record struct {
 	Conversation string `json:"conversation"`
 	// Principal is who presented the call (conversations.md §1).
 	Principal string `json:"principal"`
-	// Tool is the name of the tool that observed the file: read, write or edit.
+	// Tool is the name of the tool that observed the file: read, write,
+	// edit, move (the source absent, then the destination present) or
+	// delete (absent).
 	Tool string `json:"tool"`
 	// Path is the target's display path.
 	Path string `json:"path"`
-	// Kind is "present" or "absent" (a read that found no file).
+	// Kind is "present" or "absent" (a read that found no file, a deleted
+	// file or a move's source).
 	Kind string `json:"kind"`
 	// Version is the file's opaque version after the call.
 	Version string `json:"version"`

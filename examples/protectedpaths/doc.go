@@ -1,10 +1,11 @@
 // Package protectedpaths is an example third-party plugin, built only on the
-// public API: the plugin `protectedpaths` refuses every write and edit whose
-// target matches one of the configured glob patterns, with the coded error
+// public API: the plugin `protectedpaths` refuses every write, edit and
+// removal (a delete, or a move's source or destination) whose target matches one of the configured glob patterns, with the coded error
 // PATH_PROTECTED (see [Error]). Reads and lists are not affected.
 //
 // It is a guard, not a decider (contract §1.1): its listeners on
-// fs/write-intent and fs/edit-intent (package events) are prepended, so they
+// fs/write-intent, fs/edit-intent and fs/remove-intent (package events) are
+// prepended, so they
 // run before fspolicy whatever the mount order, and either fail or call next
 // and return its result unchanged. The read-before-edit policy therefore
 // still decides every write and edit the guard lets through.

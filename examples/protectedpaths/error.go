@@ -10,18 +10,19 @@ const ErrorName = "ProtectedPathError"
 // error.info.code.
 const Code = "PATH_PROTECTED"
 
-// Error is the refusal of a write or an edit whose target is protected. Its
+// Error is the refusal of a write, an edit or a removal whose target is
+// protected. Its
 // message is, byte for byte,
 //
 //	cannot <op> "<path>": the path is protected by rule "<rule>"
 //
-// with Op `write` or `edit`, Path the target's display path (invalid UTF-8
+// with Op `write`, `edit` or `remove`, Path the target's display path (invalid UTF-8
 // shown as U+FFFD, as fsapi.Display does) and Rule the pattern as
 // configured. The quotes are literal. The tool registry finds it through
 // ErrorName and ErrorCode and reports {name: "ProtectedPathError", code:
 // "PATH_PROTECTED"} (contract §5.2 step 8).
 type Error struct {
-	// Op is the refused operation: "write" or "edit".
+	// Op is the refused operation: "write", "edit" or "remove".
 	Op string
 	// Path is the target's display path.
 	Path string

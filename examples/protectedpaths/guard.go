@@ -44,3 +44,12 @@ func (g *guard) editIntent(ctx context.Context, req events.IntentRequest, next h
 	}
 	return next(ctx)
 }
+
+// removeIntent vetoes the removal of a protected target (a delete, or a
+// move's source) and otherwise returns next's decision unchanged.
+func (g *guard) removeIntent(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+	if err := g.check("remove", req.Target); err != nil {
+		return nil, err
+	}
+	return next(ctx)
+}

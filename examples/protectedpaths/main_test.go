@@ -15,6 +15,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
+	"github.com/dsh-go/dsh/plugins/toolfiles"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -57,6 +58,7 @@ func newStack(t testing.TB, w string, paths ...string) *stack {
 	mount(fslocal.Plugin, fslocal.Config{Cwd: w, Root: w})
 	mount(fspolicy.Plugin, nil)
 	mount(toolfs.Plugin, nil)
+	mount(toolfiles.Plugin, nil)
 	mount(protectedpaths.Plugin, protectedpaths.Config{Paths: paths})
 	require.NoError(t, h.Audit())
 	return &stack{h: h, reg: tools.Key.Must(h.Root()), fs: fsapi.Key.Must(h.Root()), w: w}

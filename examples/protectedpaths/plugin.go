@@ -12,7 +12,8 @@ import (
 // waits in PENDING until a provider is ACTIVE and restarts with the next
 // provider: its patterns are compiled against the provider's cwd and real
 // locations, which a new provider may change. Each activation prepends one
-// guard on fs/write-intent and one on fs/edit-intent.
+// guard on each of fs/write-intent, fs/edit-intent and fs/remove-intent
+// (a delete, or a move's source; a move's destination is a write).
 var Plugin = host.Define[Config]("protectedpaths", apply, host.Inject(fsapi.Key))
 
 func init() { host.Register(Plugin) }
@@ -29,6 +30,9 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 	if _, err := events.FSWriteIntent.On(s, g.writeIntent, host.Prepend()); err != nil {
 		return err
 	}
-	_, err := events.FSEditIntent.On(s, g.editIntent, host.Prepend())
+	if _, err := events.FSEditIntent.On(s, g.editIntent, host.Prepend()); err != nil {
+		return err
+	}
+	_, err := events.FSRemoveIntent.On(s, g.removeIntent, host.Prepend())
 	return err
 }

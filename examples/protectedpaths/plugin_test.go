@@ -30,7 +30,7 @@ func TestTheGuardFollowsTheFSProvider(t *testing.T) {
 	fs1, err := h.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: w, Root: w})
 	require.NoError(t, err)
 	require.NoError(t, guard.Wait(t.Context()))
-	assert.Equal(t, 2, h.Counts().Listeners-baseline.Counts().Listeners, "one guard on each intent event")
+	assert.Equal(t, 3, h.Counts().Listeners-baseline.Counts().Listeners, "one guard on each intent event")
 
 	require.NoError(t, fs1.Dispose(t.Context()))
 	assert.Equal(t, host.StatePending, guard.State(), "it unloads with its provider")

@@ -24,6 +24,12 @@ type Case struct {
 	Policy     bool           `json:"policy"`
 	ToolFS     map[string]any `json:"toolfs"`
 	ToolSearch map[string]any `json:"toolsearch"` // search.md §8; nil without the key
+	// ToolFiles holds toolfiles config overrides (docs/files.md); nil: none.
+	ToolFiles map[string]any `json:"toolfiles"`
+	// ProtectedConfig, when set, is a path below the workspace where the
+	// case's deployment file (DeploymentFile) is written and served from,
+	// so it is a protected deployment file (FS_PROTECTED) of the run.
+	ProtectedConfig string `json:"protected_config"`
 	// FSLocal holds provider config overrides put on the fslocal entry
 	// (for example {"hardLinks": "preserve"}); nil: none.
 	FSLocal map[string]any `json:"fslocal"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dsh-go/dsh/internal/conformance"
 	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
 
@@ -57,6 +58,14 @@ func TestEditorConformanceCases(t *testing.T) {
 	runCases(t, cases)
 }
 
+// TestFilesConformanceCases runs testdata/files-cases.json (the entry tools
+// and read's images, docs/files.md) the same way.
+func TestFilesConformanceCases(t *testing.T) {
+	cases, err := conformance.FilesCases()
+	require.NoError(t, err)
+	runCases(t, cases)
+}
+
 func runCases(t *testing.T, cases []conformance.Case) {
 	require.NotEmpty(t, cases)
 	for _, c := range cases {
@@ -64,7 +73,12 @@ func runCases(t *testing.T, cases []conformance.Case) {
 			w, err := filepath.EvalSymlinks(t.TempDir())
 			require.NoError(t, err)
 			require.NoError(t, c.Build(w))
-			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
+			st := stacktest.New(t, stacktest.Options{NoPolicy: !c.Policy, ToolFS: c.ToolFS, ToolSearch: c.ToolSearch, ToolFiles: c.ToolFiles, FSLocal: c.FSLocal, W: w, FSSandbox: c.FSSandboxFor(w), ToolEditor: c.ToolEditor})
+			if c.ProtectedConfig != "" {
+				file := filepath.Join(w, c.ProtectedConfig)
+				require.NoError(t, os.WriteFile(file, []byte(c.DeploymentFile(w)), 0o644))
+				st.Protected.Add(fsapi.ProtectConfig, file)
+			}
 			session := st.Conversation("conformance")
 			require.Len(t, c.Expect, len(c.Calls))
 			for i, call := range c.Calls {

@@ -1,7 +1,8 @@
 // Package stacktest assembles the default filesystem stack on a fresh host
 // for tests and benchmarks, as fxtest does for fx: the host's protected
 // set, the tool registry, fslocal confined to a fresh workspace, fspolicy
-// (unless asked not to), toolfs and toolsearch. It is imported only from _test.go files.
+// (unless asked not to), toolfs, toolfiles and toolsearch. It is imported
+// only from _test.go files.
 package stacktest
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/dsh-go/dsh/plugins/fspolicy"
 	"github.com/dsh-go/dsh/plugins/fssandbox"
 	"github.com/dsh-go/dsh/plugins/tooleditor"
+	"github.com/dsh-go/dsh/plugins/toolfiles"
 	"github.com/dsh-go/dsh/plugins/toolfs"
 	"github.com/dsh-go/dsh/plugins/tools"
 	"github.com/dsh-go/dsh/plugins/toolsearch"
@@ -29,6 +31,8 @@ type Stack struct {
 	// FS, Policy, ToolFS and ToolSearch are the instances; Policy is nil
 	// without the policy.
 	FS, Policy, ToolFS, ToolSearch *host.Instance
+	// ToolFiles is the toolfiles instance (move, delete, mkdir, file_info).
+	ToolFiles *host.Instance
 	// Editor is the tooleditor instance, nil unless Options.ToolEditor.
 	Editor *host.Instance
 	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
@@ -48,6 +52,8 @@ type Options struct {
 	NoPolicy bool
 	// ToolFS is toolfs's raw config (nil: defaults).
 	ToolFS map[string]any
+	// ToolFiles is toolfiles's raw config (nil: defaults).
+	ToolFiles map[string]any
 	// ToolSearch is toolsearch's raw config (nil: defaults).
 	ToolSearch map[string]any
 	// FSLocal holds fslocal config overrides, applied over the stack's cwd
@@ -108,6 +114,7 @@ func New(tb testing.TB, opts Options) *Stack {
 		s.Policy = mount(fspolicy.Plugin, nil)
 	}
 	s.ToolFS = mount(toolfs.Plugin, opts.ToolFS)
+	s.ToolFiles = mount(toolfiles.Plugin, opts.ToolFiles)
 	s.ToolSearch = mount(toolsearch.Plugin, opts.ToolSearch)
 	if opts.ToolEditor != nil {
 		s.Editor = mount(tooleditor.Plugin, opts.ToolEditor)

@@ -43,7 +43,7 @@ type toolDecl struct {
 // known are the events a child may declare: the intents it guards and the
 // notifications it receives.
 var (
-	intents       = []string{events.FSWriteIntent.Name(), events.FSEditIntent.Name()}
+	intents       = wire.Intents
 	notifications = []string{events.FSObserved.Name(), events.ConversationClosed.Name()}
 )
 

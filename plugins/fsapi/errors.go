@@ -8,10 +8,11 @@ import (
 )
 
 // Code is one of the error codes of contract §2.3 (CodeInvalidPath and
-// CodeWriteFailed in invalidpath.go and writefailed.go), or one of the two
+// CodeWriteFailed in invalidpath.go and writefailed.go), one of the two
 // of the deployment's own limits (CodeFileTooLarge, CodeProtected, in
-// limits.go and protected.go). Its String form is the wire word
-// (`FS_NOT_FOUND`, ...).
+// limits.go and protected.go), or of the entry operations
+// (CodeDirectoryNotEmpty and CodeAlreadyExists in remove.go). Its String
+// form is the wire word (`FS_NOT_FOUND`, ...).
 type Code string
 
 // The codes of contract §2.3.

@@ -1,5 +1,10 @@
 package fsapi
 
+import (
+	"io/fs"
+	"time"
+)
+
 // EntryType is the kind of a filesystem entry as the fs service reports it.
 // Its String form is the wire word. Contract §2.1.
 type EntryType string
@@ -29,13 +34,18 @@ type Info struct {
 	HasSize bool
 }
 
-// PathInfo is what Lstat returns (contract §2.1): like [Info], but Type may be
-// TypeSymlink because the final component is not followed.
+// PathInfo is what Lstat and ResolveEntry return (contract §2.1): like
+// [Info], but Type may be TypeSymlink because the final component is not
+// followed. Mode is the entry's permission bits (fs.ModePerm and the
+// setuid, setgid and sticky bits) and ModTime its modification time, both
+// of the entry itself; a provider that has neither leaves them zero.
 type PathInfo struct {
 	Version Version
 	Type    EntryType
 	Size    int64
 	HasSize bool
+	Mode    fs.FileMode
+	ModTime time.Time
 }
 
 // DirEntry is one child in a ListDir result (contract §2.1, §3.6).

@@ -28,6 +28,8 @@ const (
 	raceRounds    = 150                  // attempts per child
 	raceCounter   = "counter.txt"        // the edit mode's shared file
 	raceCreateFmt = "new-%03d.txt"       // the create mode's names
+	raceSourceFmt = "src-%s-%03d.txt"    // the move mode's sources, by tag
+	raceSwapFmt   = "swap-%s-%03d.txt"   // the move mode's a↔b pairs, by name
 	raceTagEnv    = "FSLOCAL_RACE_TAG"   // what the create mode writes
 	// raceFileEnv, when set, is the edit mode's file instead of
 	// raceCounter, and the child runs with hardLinks "preserve".
@@ -87,6 +89,42 @@ func runRaceChild() {
 			}
 		}
 		fmt.Println(won)
+	case "move":
+		// Each child moves its own sources onto the shared names without
+		// overwrite and prints the names it won; a loser must fail
+		// FS_ALREADY_EXISTS. Then it moves swap-a-i to swap-b-i (tag 0) or
+		// back (tag 1), the opposite lock orders of two processes, which
+		// must not deadlock.
+		tag := os.Getenv(raceTagEnv)
+		entry := func(name string) fsapi.Target {
+			tg, _, err := p.ResolveEntry(ctx, name, fsapi.ResolveOptions{})
+			if err != nil {
+				fail(err)
+			}
+			return tg
+		}
+		for i := range raceRounds {
+			_, err := p.Move(ctx, entry(fmt.Sprintf(raceSourceFmt, tag, i)), entry(fmt.Sprintf(raceCreateFmt, i)), fsapi.MoveRequest{SourceType: fsapi.TypeFile})
+			var fe *fsapi.Error
+			switch {
+			case err == nil:
+				fmt.Println(i)
+			case errors.As(err, &fe) && fe.Code == fsapi.CodeAlreadyExists:
+			default:
+				fail(err)
+			}
+		}
+		from, to := "a", "b"
+		if tag == "1" {
+			from, to = to, from
+		}
+		for i := range raceRounds {
+			_, err := p.Move(ctx, entry(fmt.Sprintf(raceSwapFmt, from, i)), entry(fmt.Sprintf(raceSwapFmt, to, i)), fsapi.MoveRequest{SourceType: fsapi.TypeFile})
+			var fe *fsapi.Error
+			if err != nil && !(errors.As(err, &fe) && (fe.Code == fsapi.CodeAlreadyExists || fe.Code == fsapi.CodeNotFound)) {
+				fail(err)
+			}
+		}
 	case "create":
 		tag := os.Getenv(raceTagEnv)
 		for i := range raceRounds {
@@ -203,6 +241,54 @@ func TestTwoProcessesLoseNoUpdate(t *testing.T) {
 		}
 		assert.Len(t, names(t, dir), raceRounds, "no lock or staging file is left")
 	})
+}
+
+// TestTwoProcessesMovingOntoOneDestination: two processes move different
+// sources onto the same names without overwrite: exactly one wins each
+// name, which holds the winner's bytes; the loser's source is still whole
+// where it was; nothing is left half-moved or staged. The same two then
+// move a→b and b→a at once: neither deadlocks (the test would time out),
+// and each pair ends as one file.
+func TestTwoProcessesMovingOntoOneDestination(t *testing.T) {
+	if testing.Short() {
+		t.Skip("races two child processes; CI runs it")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	for i := range raceRounds {
+		for _, tag := range []string{"0", "1"} {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf(raceSourceFmt, tag, i)), []byte("from "+tag+"\n"), 0o644))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf(raceSwapFmt, "a", i)), []byte("pair\n"), 0o644))
+	}
+	outs := runRacePair(t, dir, "move")
+	winner := map[int]string{}
+	for tag, out := range outs {
+		for _, s := range strings.Fields(out) {
+			i, err := strconv.Atoi(s)
+			require.NoError(t, err)
+			_, dup := winner[i]
+			require.False(t, dup, "name %d won by both", i)
+			winner[i] = strconv.Itoa(tag)
+		}
+	}
+	require.Len(t, winner, raceRounds, "every name was won once")
+	for i, tag := range winner {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf(raceCreateFmt, i)))
+		require.NoError(t, err)
+		assert.Equal(t, "from "+tag+"\n", string(b), "name %d holds its winner's bytes", i)
+		assert.NoFileExists(t, filepath.Join(dir, fmt.Sprintf(raceSourceFmt, tag, i)), "the winner's source is gone")
+		loser := map[string]string{"0": "1", "1": "0"}[tag]
+		b, err = os.ReadFile(filepath.Join(dir, fmt.Sprintf(raceSourceFmt, loser, i)))
+		require.NoError(t, err, "the loser's source is still there")
+		assert.Equal(t, "from "+loser+"\n", string(b))
+	}
+	for i := range raceRounds {
+		_, errA := os.Stat(filepath.Join(dir, fmt.Sprintf(raceSwapFmt, "a", i)))
+		_, errB := os.Stat(filepath.Join(dir, fmt.Sprintf(raceSwapFmt, "b", i)))
+		assert.True(t, (errA == nil) != (errB == nil), "pair %d is one file", i)
+	}
+	assert.Len(t, names(t, dir), 3*raceRounds, "names, losers' sources and pairs; no staging file")
 }
 
 // names lists dir's entries.

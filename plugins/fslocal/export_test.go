@@ -14,3 +14,19 @@ func DisableOpenat2() (restore func()) {
 	openat2Disabled = true
 	return func() { openat2Disabled = false }
 }
+
+// DisableRenameNoReplace makes every no-replace rename fail EINVAL, as on a
+// file system without RENAME_NOREPLACE, and returns a function that
+// restores it.
+func DisableRenameNoReplace() (restore func()) {
+	renameNoReplaceDisabled = true
+	return func() { renameNoReplaceDisabled = false }
+}
+
+// SetMoveHook runs hook right before each move's rename, under its locks,
+// and returns a function that restores the default.
+func SetMoveHook(hook func()) (restore func()) {
+	old := moveHook
+	moveHook = hook
+	return func() { moveHook = old }
+}

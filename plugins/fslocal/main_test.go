@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 		runKillChild()
 		return
 	}
+	if os.Getenv(crossKillEnv) != "" {
+		runCrossKillChild()
+		return
+	}
 	if os.Getenv(raceChildEnv) != "" {
 		runRaceChild()
 		return

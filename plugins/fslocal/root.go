@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // tree is where every file operation after Resolve happens (contract
@@ -260,4 +261,76 @@ func canonicalRoot(root string) (string, error) {
 		return "", ErrRootNotDirectory
 	}
 	return real, nil
+}
+
+func (t *tree) removeAll(abs string) error {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.RemoveAll(n)
+	}
+	return r.RemoveAll(n)
+}
+
+func (t *tree) mkdir(abs string, perm fs.FileMode) error {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Mkdir(n, perm)
+	}
+	return r.Mkdir(n, perm)
+}
+
+func (t *tree) chmod(abs string, mode fs.FileMode) error {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Chmod(n, mode)
+	}
+	return r.Chmod(n, mode)
+}
+
+func (t *tree) chtimes(abs string, atime, mtime time.Time) error {
+	r, n, err := t.handle(abs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Chtimes(n, atime, mtime)
+	}
+	return r.Chtimes(n, atime, mtime)
+}
+
+func (t *tree) readlink(abs string) (string, error) {
+	r, n, err := t.handle(abs)
+	return via(r, n, err, os.Readlink, (*os.Root).Readlink)
+}
+
+// symlink makes newAbs a symlink whose text is text.
+func (t *tree) symlink(text, newAbs string) error {
+	r, n, err := t.handle(newAbs)
+	switch {
+	case err != nil:
+		return err
+	case r == nil:
+		return os.Symlink(text, n)
+	}
+	return r.Symlink(text, n)
+}
+
+// readNames returns the names in the directory abs of the tree.
+func (t *tree) readNames(abs string) ([]string, error) {
+	r, n, err := t.handle(abs)
+	d, err := via(r, n, err, os.Open, (*os.Root).Open)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
 }

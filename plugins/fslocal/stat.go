@@ -82,11 +82,7 @@ func (p *Provider) Lstat(ctx context.Context, path string, opts fsapi.ResolveOpt
 	default:
 		return nil, coded("stat", display, err)
 	}
-	typ := typeOf(fi)
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		typ = fsapi.TypeSymlink
-	}
-	return &fsapi.PathInfo{Version: versionOf(fi), Type: typ, Size: fi.Size(), HasSize: true}, nil
+	return pathInfo(fi), nil
 }
 
 // lstatLocation returns the real parent of display joined with its final

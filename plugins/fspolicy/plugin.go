@@ -63,6 +63,9 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	if _, err := events.FSEditIntent.On(s, p.editIntent); err != nil {
 		return err
 	}
+	if _, err := events.FSRemoveIntent.On(s, p.removeIntent); err != nil {
+		return err
+	}
 	if _, err := events.FSObserved.On(s, p.observed); err != nil {
 		return err
 	}

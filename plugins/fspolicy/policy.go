@@ -142,6 +142,29 @@ func (p *policy) editIntent(_ context.Context, req events.IntentRequest, _ host.
 	return nil, fsapi.ErrEditUnread(req.Target.DisplayPath)
 }
 
+// removeIntent decides every removal (a delete, a move's source) and never
+// calls next. A directory, a symlink and a special file go unguarded with
+// no read: removing them loses no content the conversation has not seen
+// (a directory must be empty to be deleted; a moved one keeps its entries).
+// A file is decided as an edit: RemoveGuard{v} when the owner saw it
+// present at v; FS_NOT_FOUND `cannot remove "<p>": not found` when it saw
+// it absent; FS_NOT_OBSERVED `remove requires reading "<p>" first` when
+// unseen or without an owner. It does no I/O: the type comes with the
+// request.
+func (p *policy) removeIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+	if req.Type != fsapi.TypeFile {
+		return nil, nil
+	}
+	r, ok := p.lookup(req.Actor, req.Target.Key)
+	switch {
+	case ok && !r.absent:
+		return &fsapi.RemoveGuard{Version: r.version.Value()}, nil
+	case ok:
+		return nil, fsapi.ErrNotFound("remove", req.Target.DisplayPath, nil)
+	}
+	return nil, fsapi.ErrRemoveUnread(req.Target.DisplayPath)
+}
+
 // observed records the owner's latest observation of the target; the latest
 // wins, even an older version arriving late. Without an owner it records
 // nothing. Past the bounds it forgets the conversation's least recently

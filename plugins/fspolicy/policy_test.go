@@ -138,7 +138,7 @@ func TestDisposingThePolicyDropsStateAndListeners(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	baseline := h.Counts()
 	inst := mountPolicy(t, h)
-	assert.Equal(t, baseline.Listeners+4, h.Counts().Listeners)
+	assert.Equal(t, baseline.Listeners+5, h.Counts().Listeners)
 	s1 := actor{session: "s1"}
 	observe(t, h, s1, events.Present, "v1")
 	require.NoError(t, inst.Dispose(t.Context()))

@@ -3,8 +3,9 @@
 // workspace-write or full-access, judged on the target's real location
 // against the writable roots (sandbox.md §2).
 //
-// It is made only of two guards, prepended listeners on fs/write-intent and
-// fs/edit-intent (package events), so it runs before the read-before-edit
+// It is made only of guards, prepended listeners on fs/write-intent,
+// fs/edit-intent and fs/remove-intent (package events; a delete and a
+// move's source are refused as writes are, worded "remove"), so it runs before the read-before-edit
 // policy whatever the mount order and never decides an intent (sandbox.md
 // §3.1). It imports host, events, plugins/fsapi and plugins/tools, never a
 // provider, a policy or the filesystem tools: the fs service is looked up at

@@ -38,6 +38,9 @@ func apply(ctx context.Context, s *host.Scope, cfg Config) error {
 	if _, err := events.FSEditIntent.On(s, b.editIntent, host.Prepend()); err != nil {
 		return err
 	}
+	if _, err := events.FSRemoveIntent.On(s, b.removeIntent, host.Prepend()); err != nil {
+		return err
+	}
 	if _, err := events.ConversationClosed.On(s, b.closed); err != nil {
 		return err
 	}

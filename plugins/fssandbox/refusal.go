@@ -13,8 +13,8 @@ func stepSwitch(wider Mode) string {
 	return ` — to proceed, call sandbox_mode with mode "` + string(wider) + `" and a justification (the user must approve), then retry`
 }
 
-// refusal is the FS_SANDBOX_DENIED error of sandbox.md §3.4 for op ("write"
-// or "edit") on the display path p under mode m (read-only or
+// refusal is the FS_SANDBOX_DENIED error of sandbox.md §3.4 for op ("write",
+// "edit" or "remove": one word per intent chain) on the display path p under mode m (read-only or
 // workspace-write). under says whether the target's real location is under
 // the roots; canSwitch whether the caller's conversation may call sandbox_mode.
 // The message is final: toolfs adds no suffix to this code.

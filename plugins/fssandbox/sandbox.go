@@ -114,3 +114,12 @@ func (b *sandbox) editIntent(ctx context.Context, req events.IntentRequest, next
 	}
 	return next(ctx)
 }
+
+// removeIntent guards fs/remove-intent like writeIntent, worded "remove"
+// (a delete, or a move's source).
+func (b *sandbox) removeIntent(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+	if err := b.check("remove", req); err != nil {
+		return nil, err
+	}
+	return next(ctx)
+}

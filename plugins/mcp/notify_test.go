@@ -184,7 +184,11 @@ func TestLevelsAndProgressTokensAreMCPs(t *testing.T) {
 		_, err := cs.CallTool(t.Context(), p)
 		require.NoError(t, err)
 	}
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(levels) == 5 && len(progress) == 2 }, 3*time.Second, 10*time.Millisecond, "%v %v", levels, progress)
+	// The message names no slice: its arguments are read when Eventually is
+	// called, while the handlers may still be appending.
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(levels) == 5 && len(progress) == 2 }, 3*time.Second, 10*time.Millisecond, "5 log messages and 2 progress notifications")
+	mu.Lock()
+	defer mu.Unlock()
 	assert.Equal(t, []any{strings.Repeat("t", 256), float64(7)}, progress)
 	assert.Equal(t, []mcp.LoggingLevel{"info", "info", "info", "info", "info"}, levels)
 }

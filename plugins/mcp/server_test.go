@@ -169,7 +169,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	cs := s.connect(t)
 	tl, err := cs.ListTools(t.Context(), nil)
 	require.NoError(t, err)
-	require.Len(t, tl.Tools, 6, "list, read, write, edit, glob, grep")
+	require.Len(t, tl.Tools, 10, "list, read, write, edit, move, delete, mkdir, file_info, glob, grep")
 	for len(s.changed) > 0 {
 		<-s.changed
 	}
@@ -182,7 +182,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 			assert.Empty(c, tl.Tools)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
-	assert.Empty(t, s.Registry.Prompt(), "the 6 prompt sections went with the tools")
+	assert.Empty(t, s.Registry.Prompt(), "the 10 prompt sections went with the tools")
 
 	_, err = s.Host.Plugin(t.Context(), fslocal.Plugin, fslocal.Config{Cwd: s.W, Root: s.W})
 	require.NoError(t, err)
@@ -190,7 +190,7 @@ func TestToolListFollowsTheProvider(t *testing.T) {
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		tl, err := cs.ListTools(t.Context(), nil)
 		if assert.NoError(c, err) {
-			assert.Len(c, tl.Tools, 6)
+			assert.Len(c, tl.Tools, 10)
 		}
 	}, 5*time.Second, 20*time.Millisecond)
 }
@@ -240,6 +240,7 @@ func TestToolsHaveTitlesAndHints(t *testing.T) {
 		assert.False(t, *tool.Annotations.OpenWorldHint, tool.Name)
 	}
 	assert.Equal(t, map[string]string{"list": "List directory", "read": "Read file", "write": "Write file", "edit": "Edit file",
+		"move": "Move or rename", "delete": "Delete", "mkdir": "Make directory", "file_info": "File info",
 		"glob": "Find files", "grep": "Search file contents"}, titles)
 }
 

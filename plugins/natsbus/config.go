@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/events/wire"
 	"github.com/dsh-go/dsh/host"
 )
@@ -55,7 +54,7 @@ type Config struct {
 	// to JetStream. Default: no audit.
 	Audit *Audit `json:"audit"`
 	// Guards are the intents remote guards are asked about:
-	// fs/write-intent, fs/edit-intent. Default: none.
+	// fs/write-intent, fs/edit-intent, fs/remove-intent. Default: none.
 	Guards []string `json:"guards"`
 	// Timeout bounds each intent request (and, at start, the wait for the
 	// first connection). Default 2s.
@@ -155,7 +154,7 @@ func (c *Config) UseWorkspace(dir string) {
 func (c *Config) PathKeys() []string { return []string{"credentials", "dataDir"} }
 
 // intents are the intent events a remote guard can be asked about.
-var intents = []string{events.FSWriteIntent.Name(), events.FSEditIntent.Name()}
+var intents = wire.Intents
 
 var (
 	// subjectPrefix is one or more tokens of a subject without wildcards.
@@ -249,7 +248,7 @@ func (c Config) Validate() error {
 	}
 	for i, g := range c.Guards {
 		if !slices.Contains(intents, g) {
-			add(fmt.Sprintf("guards[%d]", i), fmt.Sprintf("%q is not an intent a remote guard can be asked about: fs/write-intent, fs/edit-intent", g))
+			add(fmt.Sprintf("guards[%d]", i), fmt.Sprintf("%q is not an intent a remote guard can be asked about: fs/write-intent, fs/edit-intent, fs/remove-intent", g))
 		}
 	}
 	wire.CheckKeys(c.Timeout, c.OnFailure, c.Queue, c.MaxArgumentBytes, add)

@@ -1,7 +1,8 @@
 // Package standard registers the default plugin set by importing it: the
 // tool registry (tools), the local provider (fslocal), the sandbox modes
 // (fssandbox), the read-before-edit policy (fspolicy), the filesystem tools
-// (toolfs), the search tools (toolsearch) and the MCP server (mcp, which
+// (toolfs), the entry tools move, delete, mkdir and file_info
+// (toolfiles), the search tools (toolsearch) and the MCP server (mcp, which
 // only dshhost serve mounts). It also links in the editor tool
 // (tooleditor), which the default deployment does not mount: a deployment
 // opts in by listing it (editor.md §1), and exec, which runs plugins in
@@ -18,6 +19,7 @@ import (
 	_ "github.com/dsh-go/dsh/plugins/fssandbox"
 	_ "github.com/dsh-go/dsh/plugins/mcp"
 	_ "github.com/dsh-go/dsh/plugins/tooleditor"
+	_ "github.com/dsh-go/dsh/plugins/toolfiles"
 	_ "github.com/dsh-go/dsh/plugins/toolfs"
 	_ "github.com/dsh-go/dsh/plugins/tools"
 	_ "github.com/dsh-go/dsh/plugins/toolsearch"

@@ -101,7 +101,7 @@ func TestToolAndSection(t *testing.T) {
 	for _, tool := range st.Registry.Tools() {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"list", "read", "write", "edit", "glob", "grep", "str_replace_editor"}, names, "listed after toolfs and toolsearch, the tool follows their tools")
+	assert.Equal(t, []string{"list", "read", "write", "edit", "move", "delete", "mkdir", "file_info", "glob", "grep", "str_replace_editor"}, names, "listed after toolfs, toolfiles and toolsearch, the tool follows their tools")
 	tool, ok := st.Registry.Lookup(tooleditor.ToolName)
 	require.True(t, ok)
 	assert.Equal(t, 7, len(strings.Split(tool.Description, "\n")), "the default description has seven lines")
@@ -117,8 +117,12 @@ func TestToolAndSection(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(args), &a))
 		assert.Equal(t, want, tool.ConcurrencySafe(a), args)
 	}
-	secs := st.Registry.Sections()
-	last := secs[len(secs)-1]
+	var last tools.Section
+	for _, sec := range st.Registry.Sections() {
+		if sec.Name == "tool:str_replace_editor" {
+			last = sec
+		}
+	}
 	assert.Equal(t, tools.Section{Name: "tool:str_replace_editor", Order: 105, Text: "Use the str_replace_editor tool to view and change text files with its view, create, str_replace and insert commands. View a file before str_replace or insert (the default fs-policy requires it, unless you just created or edited the file in this session), and never copy the line numbers a view shows into old_str."}, last)
 
 	custom := editorStack(t, false, map[string]any{"description": "Edit files."})

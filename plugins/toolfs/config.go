@@ -6,7 +6,8 @@ import (
 )
 
 // Config is the toolfs plugin's config (contract §6.1). Every value but
-// MultiEdit must be an integer of at least 1; otherwise loading fails with
+// MultiEdit and ReadMany (booleans) must be an integer of at least 1;
+// otherwise loading fails with
 // `toolfs: <key> must be a positive integer`, the first failing key in
 // declaration order.
 type Config struct {
@@ -40,16 +41,24 @@ type Config struct {
 	// docs/editing.md) when the fs provider can apply them as one mutation.
 	// Default false.
 	MultiEdit bool `json:"multiEdit"`
+	// ReadImageMaxBytes is the largest PNG, JPEG, GIF or WebP file, in
+	// bytes, that `read` returns as an image; a larger one is refused as a
+	// binary file. Default 5242880 (5 MiB).
+	ReadImageMaxBytes int64 `json:"readImageMaxBytes"`
+	// ReadMany registers the opt-in tool `read_many`. Default false.
+	ReadMany bool `json:"readMany"`
+	// ReadManyMaxFiles is the most paths one `read_many` takes. Default 20.
+	ReadManyMaxFiles int `json:"readManyMaxFiles"`
 }
 
 // DefaultConfig returns the defaults of contract §6.1 and §5.4a.
 func DefaultConfig() Config {
 	return Config{ListMaxEntries: 200, ReadLimit: 2000, ReadMaxLineLength: 2000, ReadMaxBytes: 51200, ReadStreamMinSize: 10485760,
-		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760}
+		DiffMaxBytes: 65536, DiffBasisMaxBytes: 10485760, ReadImageMaxBytes: 5242880, ReadManyMaxFiles: 20}
 }
 
 // Validate checks every value is at least 1, in the order of contract §6.1
-// then the two diff bounds of §5.4a, and reports the first failure as
+// then the two diff bounds of §5.4a and the image bound, and reports the first failure as
 // `toolfs: <key> must be a positive integer`.
 func (c Config) Validate() error {
 	checks := []struct {
@@ -63,6 +72,8 @@ func (c Config) Validate() error {
 		{"readStreamMinSize", c.ReadStreamMinSize},
 		{"diffMaxBytes", int64(c.DiffMaxBytes)},
 		{"diffBasisMaxBytes", c.DiffBasisMaxBytes},
+		{"readImageMaxBytes", c.ReadImageMaxBytes},
+		{"readManyMaxFiles", int64(c.ReadManyMaxFiles)},
 	}
 	for _, ch := range checks {
 		if ch.value < 1 {

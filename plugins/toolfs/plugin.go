@@ -71,10 +71,11 @@ func (ts *toolset) register(reg *tools.Registry) ([]host.Disposer, error) {
 	return out, nil
 }
 
-// tools returns the four tools in registration order (contract §5.6).
+// tools returns the four tools in registration order (contract §5.6), and
+// read_many after them when the config opts in.
 func (ts *toolset) tools() []tools.Tool {
 	always := func(tools.Args) bool { return true }
-	return []tools.Tool{
+	list := []tools.Tool{
 		{Name: "list", Title: "List directory", Description: listDescription(ts.cfg.ListMaxEntries), Parameters: listParametersJSON,
 			Output: listOutputJSON, ReadOnly: true, Execute: ts.list, Render: textOf(renderListValue),
 			Summary: summarizeList, SummarySchema: listSummarySchemaJSON, ConcurrencySafe: always},
@@ -88,6 +89,11 @@ func (ts *toolset) tools() []tools.Tool {
 			Output: editOutputJSON, Destructive: true, ExtraKeys: escalationKeys, Execute: ts.edit, Render: renderEditResult,
 			Summary: summarizeEdit, SummarySchema: editSummarySchemaJSON, Meta: ts.editMeta},
 	}
+	if ts.cfg.ReadMany {
+		list = append(list, tools.Tool{Name: "read_many", Title: "Read files", Description: readManyDescription(ts.cfg.ReadManyMaxFiles, ts.cfg.ReadMaxBytes),
+			Parameters: readManyParameters(ts.cfg.ReadManyMaxFiles), ReadOnly: true, Execute: ts.readMany, Render: ts.renderReadMany, ConcurrencySafe: always})
+	}
+	return list
 }
 
 // textOf adapts a value renderer to the registry's one-text-block form.

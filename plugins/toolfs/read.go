@@ -47,7 +47,10 @@ func (ts *toolset) readArguments(args tools.Args) (readArgs, error) {
 // read runs the read tool (contract §6.7.2): exactly one Stat, then the
 // text (streamed from readStreamMinSize bytes), the line window, and an
 // fs/observed of the version stat saw before the content was read, with the
-// digest of the content when the provider had it whole ([D24]).
+// digest of the content when the provider had it whole ([D24]). A file
+// that is not text but is a PNG, JPEG, GIF or WebP image (by content) of
+// at most readImageMaxBytes is returned as an image (imageValue) instead of
+// the binary-file error, observed present the same way.
 func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	ra, err := ts.readArguments(args)
 	if err != nil {
@@ -76,6 +79,14 @@ func (ts *toolset) read(ctx context.Context, args tools.Args, exec *tools.Exec) 
 	v, err := ts.readWindow(fsapi.WithDigestSink(ctx, func(d fsapi.Digest) { digest = d }), t, ra, info)
 	if err != nil {
 		if fe := (*fsapi.Error)(nil); errors.As(err, &fe) && fe.Code == fsapi.CodeNotText {
+			if img, ok := ts.readImage(ctx, t, info); ok {
+				// An image up to readImageMaxBytes is content the model
+				// can see: a present observation, as a text read's.
+				if err := events.FSObserved.Emit(ctx, ts.s, events.Observation{Target: t, Kind: events.Present, Version: info.Version, Actor: exec}); err != nil {
+					return nil, err
+				}
+				return img, nil
+			}
 			// [D14]: the model has seen what the file is (binary, or not
 			// UTF-8); a write may now replace it. The refusal is the
 			// result whatever the listeners say.
@@ -133,6 +144,9 @@ func (ts *toolset) readWindow(ctx context.Context, t fsapi.Target, ra readArgs, 
 // renderRead renders with the call's limit, or readLimit without one
 // (contract §6.7.5).
 func (ts *toolset) renderRead(args tools.Args, v any) []tools.Block {
+	if img, ok := v.(imageValue); ok {
+		return renderImage(img)
+	}
 	return []tools.Block{tools.TextBlock(renderRead(v.(readValue), ts.readLimit(args)))}
 }
 

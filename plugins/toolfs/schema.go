@@ -36,7 +36,9 @@ const editParameters = `{"type":"object","properties":{"file_path":{"type":"stri
 
 const listOutput = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"entries":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"type":{"enum":["file","directory","other"]}},"required":["name","type"],"additionalProperties":false}},"totalEntries":{"type":"integer"},"counts":{"type":"object","properties":{"directories":{"type":"integer"},"files":{"type":"integer"},"other":{"type":"integer"}},"required":["directories","files","other"],"additionalProperties":false}},"required":["path","offset","entries","totalEntries","counts"],"additionalProperties":false}`
 
-const readOutput = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"lines":{"type":"array","items":{"type":"object","properties":{"number":{"type":"integer"},"text":{"type":"string"}},"required":["number","text"],"additionalProperties":false}},"totalLines":{"type":["integer","null"]}},"required":["path","offset","lines","totalLines"],"additionalProperties":false}`
+// readOutput is a text window, or an image (read of a PNG, JPEG, GIF or
+// WebP file up to readImageMaxBytes; data is base64 in JSON).
+const readOutput = `{"anyOf":[{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"lines":{"type":"array","items":{"type":"object","properties":{"number":{"type":"integer"},"text":{"type":"string"}},"required":["number","text"],"additionalProperties":false}},"totalLines":{"type":["integer","null"]}},"required":["path","offset","lines","totalLines"],"additionalProperties":false},{"type":"object","properties":{"path":{"type":"string"},"mimeType":{"enum":["image/png","image/jpeg","image/gif","image/webp"]},"data":{"type":"string"}},"required":["path","mimeType","data"],"additionalProperties":false}]}`
 
 const writeOutput = `{"type":"object","properties":{"path":{"type":"string"},"operation":{"enum":["create","update"]},"before":{"type":["string","null"]},"after":{"type":"string"}},"required":["path","operation","before","after"],"additionalProperties":false}`
 

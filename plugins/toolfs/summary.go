@@ -66,19 +66,28 @@ func summarizeList(_ tools.Args, v any) any {
 // asked for, the last line shown (offset−1 when none), the file's line
 // count (null when the byte cap cut the window short, [D26]), and whether
 // it did (contract §6.7.5).
+//
+// An image read's summary is the path, offset 1, endLine 0, totalLines 0,
+// capped false, and the image's MIME type and size in bytes, which text
+// reads leave out.
 type readSummary struct {
 	Path       string `json:"path"`
 	Offset     int    `json:"offset"`
 	EndLine    int    `json:"endLine"`
 	TotalLines *int   `json:"totalLines"`
 	Capped     bool   `json:"capped"`
+	MIMEType   string `json:"mimeType,omitempty"`
+	Bytes      int    `json:"bytes,omitempty"`
 }
 
-const readSummarySchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`
+const readSummarySchema = `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"endLine":{"type":"integer"},"totalLines":{"type":["integer","null"]},"capped":{"type":"boolean"},"mimeType":{"type":"string"},"bytes":{"type":"integer"}},"required":["path","offset","endLine","totalLines","capped"],"additionalProperties":false}`
 
 // summarizeRead uses the call's limit, or readLimit without one, as the
 // renderer does.
 func (ts *toolset) summarizeRead(args tools.Args, v any) any {
+	if img, ok := v.(imageValue); ok {
+		return readSummary{Path: fsapi.Display(img.Path), Offset: 1, TotalLines: new(0), MIMEType: img.MIMEType, Bytes: len(img.Data)}
+	}
 	rv := v.(readValue)
 	end, capped := windowEnd(rv, ts.readLimit(args))
 	return readSummary{Path: fsapi.Display(rv.Path), Offset: rv.Offset, EndLine: end, TotalLines: rv.TotalLines, Capped: capped}

@@ -37,7 +37,7 @@ func TestLimitsChangeInPlace(t *testing.T) {
 			assert.Contains(t, string(tool.Parameters), "Defaults to 2.")
 		}
 	}
-	assert.Equal(t, []string{"glob", "grep", "list", "read", "write", "edit"}, names, "registered again, after the search tools")
+	assert.Equal(t, []string{"move", "delete", "mkdir", "file_info", "glob", "grep", "list", "read", "write", "edit"}, names, "registered again, after the entry and search tools")
 
 	res := s.Call(ctx, sess, "read", `{"file_path":"a.txt","limit":3}`)
 	assert.Equal(t, "Error: limit must be less than or equal to 2", res.Text())

@@ -112,18 +112,18 @@ func TestToolsearchFollowsItsServices(t *testing.T) {
 	assert.Empty(t, reg.Sections())
 }
 
-func TestTheDefaultStackListsSixToolsAndSixSections(t *testing.T) {
+func TestTheDefaultStackListsTenToolsAndTenSections(t *testing.T) {
 	s := stacktest.New(t, stacktest.Options{})
 	var names []string
 	for _, tl := range s.Registry.Tools() {
 		names = append(names, tl.Name)
 	}
-	assert.Equal(t, []string{"list", "read", "write", "edit", "glob", "grep"}, names)
+	assert.Equal(t, []string{"list", "read", "write", "edit", "move", "delete", "mkdir", "file_info", "glob", "grep"}, names)
 	var orders []int
 	for _, sec := range s.Registry.Sections() {
 		orders = append(orders, sec.Order)
 	}
-	assert.Equal(t, []int{99, 100, 101, 102, 103, 104}, orders)
+	assert.Equal(t, []int{99, 100, 101, 102, 103, 104, 106, 107, 108, 109}, orders)
 	assert.Contains(t, s.Registry.Prompt(), "Use the glob tool rather than running find in a shell")
 }
 

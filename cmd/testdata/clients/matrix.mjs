@@ -1,6 +1,8 @@
 // One cell of the client matrix (conversations.md §5.1): an official MCP
 // TypeScript client connects to dshhost, reads a file and edits it, and is
-// refused an edit and an overwrite of files it never read. It prints one
+// refused an edit and an overwrite of files it never read, and reads a PNG
+// as image content (the SDK checks its structuredContent against the
+// advertised output schema). It prints one
 // JSON line: {"connected":bool,"protocol":..., "readThenEdit":..., ...}.
 //
 // node matrix.mjs SDK MODE TRANSPORT TARGET WORKSPACE
@@ -54,6 +56,10 @@ try {
   out.edit = await call("edit", { file_path: `${cell}.txt`, old_string: "world", new_string: "there" });
   out.editUnread = await call("edit", { file_path: `${cell}-unread.txt`, old_string: "untouched", new_string: "touched" });
   out.overwriteUnread = await call("write", { file_path: `${cell}-unread.txt`, content: "clobbered\n" });
+  fs.writeFileSync(path.join(workspace, `${cell}.png`), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64"));
+  const img = await client.callTool({ name: "read", arguments: { file_path: `${cell}.png` } });
+  out.image = { isError: !!img.isError, types: (img.content ?? []).map((c) => c.type), mimeType: img.content?.[0]?.mimeType ?? "",
+    bytes: Buffer.from(img.content?.[0]?.data ?? "", "base64").length };
   out.after = fs.readFileSync(path.join(workspace, `${cell}.txt`), "utf8");
   out.unreadAfter = fs.readFileSync(path.join(workspace, `${cell}-unread.txt`), "utf8");
 } catch (e) {
