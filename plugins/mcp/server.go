@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -298,7 +299,9 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 		answer(tools.Result{}, nil, err)
 		return
 	}
-	conv, end := s.conversations.begin(id, session)
+	conv, endConv := s.conversations.begin(id, session)
+	var endOnce sync.Once
+	end := func() { endOnce.Do(endConv) }
 	defer end()
 	var raw json.RawMessage
 	if req.Params != nil {
@@ -329,13 +332,18 @@ func (s *Server) executeThen(ctx context.Context, name string, req *mcp.CallTool
 		return
 	}
 	legacy := legacySession(req)
+	var returned atomic.Bool
 	s.limits.runThen(ctx, func(ctx context.Context) tools.Result {
 		res := s.reg.Execute(ctx, name, raw, exec)
 		if res.Input != nil && legacy != nil {
 			res = s.askLegacy(ctx, legacy, conv, name, raw, exec, res)
 		}
+		returned.Store(true)
 		return res
 	}, func(res tools.Result) {
+		if returned.Load() {
+			end() // the call is over before its client hears of it, so its next request finds the conversation idle
+		}
 		if code := res.Code(); code == "TIMEOUT" || code == "ABORTED" {
 			exec.Notify("warning", "tool "+name+": "+strings.TrimPrefix(res.Text(), "Error: "))
 		}
