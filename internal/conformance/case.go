@@ -45,6 +45,9 @@ type Case struct {
 	FilesAfter map[string]FileCheck `json:"files_after"`
 	Deviation  string               `json:"deviation"`
 	Note       string               `json:"note"`
+	// Supersedes, in a project case, says why it replaces the shared case
+	// of the same name (withProject); empty in the shared copies.
+	Supersedes string `json:"supersedes"`
 }
 
 // Op is one set-up step: op is file, dir, symlink, hardlink or fifo.
