@@ -137,7 +137,9 @@ func (s *Server) askLegacy(ctx context.Context, ss *mcp.ServerSession, conv *con
 		requests, failed, err := s.inputRequests(conv, name, exec.Capabilities, res.Input)
 		if err != nil {
 			var je *jsonrpc.Error
-			errors.As(err, &je)
+			if !errors.As(err, &je) {
+				return toolFailure(err.Error())
+			}
 			return tools.Result{IsError: true, Protocol: &tools.ProtocolError{Code: je.Code, Message: je.Message, Data: je.Data}}
 		}
 		if requests == nil {
