@@ -176,8 +176,9 @@ func ErrNoLongerExists(p string) *Error {
 }
 
 // ErrChanged is FS_STALE_VERSION `cannot <op> "<p>": file changed since it was
-// read`, op "write" (version differs) or "edit" (target missing, or the guard
-// differs). Contract §3.7, §3.8.
+// read`, op "write" (version differs), "edit" (target missing, or the guard
+// differs) or "restore" (a [Restorer]'s expectation does not hold). Contract
+// §3.7, §3.8.
 func ErrChanged(op, p string) *Error {
 	return cannot(CodeStaleVersion, op, p, "file changed since it was read", nil)
 }

@@ -16,8 +16,9 @@ import (
 // change is one mutation ready to commit (contract §3.7 steps 7–10, shared
 // by §3.8 step 9).
 type change struct {
-	// op is "write" or "edit": it words the abort (`<op> aborted`) and
-	// permission (`cannot <op> "<p>": permission denied`) errors.
+	// op is "write", "edit" or "restore": it words the abort (`<op>
+	// aborted`) and permission (`cannot <op> "<p>": permission denied`)
+	// errors.
 	op string
 	// data is the new content.
 	data string

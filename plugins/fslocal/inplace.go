@@ -554,7 +554,7 @@ func eachFrom(f io.ReaderAt, older, newer *io.SectionReader, from, to int64) (bo
 // uses the followed stat fi of the regular file t (contract §3.7 [D9+]): one
 // lstat of t's copy path (copyPending), whatever t's link count (another link may have
 // gone since the kill). For "read" it takes t's locks itself (the inode
-// lock too); "write" and "edit" already hold them. It returns t's stat
+// lock too); "write", "edit" and "restore" already hold them. It returns t's stat
 // after the recovery (changed when a rewrite was finished); a copy that
 // cannot be applied is FS_WRITE_FAILED naming it, for read too, so a read
 // never serves bytes a killed rewrite may have torn. A protected file

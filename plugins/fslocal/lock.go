@@ -94,7 +94,8 @@ func (l *lockTable) count() int {
 }
 
 // LockCount returns how many target keys currently have a lock entry: one
-// per key held or waited for by a WriteText or EditText in flight. It is 0
-// whenever every call has returned, success or failure. A test hook
+// per key held or waited for by a WriteText, EditText or RestoreBytes in
+// flight. It is 0 whenever every call has returned, success or failure. A
+// test hook
 // (contract §3.9).
 func (p *Provider) LockCount() int { return p.locks.count() }

@@ -160,11 +160,11 @@ func unsupportedLock(err error) bool {
 	return errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EINVAL)
 }
 
-// lockTarget takes both locks of t for op ("write" or "edit"): first the
-// in-process FIFO lock of its key, then the cross-process directory lock
-// (contract §3.9). A cancellation while waiting for either is FS_ABORTED
-// `<op> aborted`; a failure to open the directory is coded for op. The
-// returned release drops both, once.
+// lockTarget takes both locks of t for op ("write", "edit" or "restore"):
+// first the in-process FIFO lock of its key, then the cross-process
+// directory lock (contract §3.9). A cancellation while waiting for either
+// is FS_ABORTED `<op> aborted`; a failure to open the directory is coded
+// for op. The returned release drops both, once.
 func (p *Provider) lockTarget(ctx context.Context, t fsapi.Target, op string) (*dirLock, func(), error) {
 	release, err := p.locks.acquire(ctx, t.Key)
 	if err != nil {
@@ -260,7 +260,7 @@ func (l *inodeLock) unlock() {
 	l.release()
 }
 
-// lockInPlace is lockInode for op ("read", "write" or "edit"): a
+// lockInPlace is lockInode for op ("read", "write", "edit" or "restore"): a
 // cancellation is FS_ABORTED `<op> aborted`, other failures are coded for
 // op, and a target gone meanwhile gives a nil stat and no error.
 func (p *Provider) lockInPlace(ctx context.Context, lk *dirLock, t fsapi.Target, op string, fi fs.FileInfo) (fs.FileInfo, error) {
