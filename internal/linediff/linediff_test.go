@@ -267,3 +267,23 @@ func TestCommonPrefixAndSuffix(t *testing.T) {
 		assert.Equal(t, tc.suffix, commonSuffix(tc.a, tc.b), "suffix of %.20q, %.20q", tc.a, tc.b)
 	}
 }
+
+func TestCountAgreesWithTheHunks(t *testing.T) {
+	cases := []struct {
+		before, after  string
+		added, removed int
+	}{
+		{"a\nb\nc\n", "a\nb\nc\n", 0, 0},
+		{"a\nb\nc\n", "a\nB\nc\n", 1, 1},
+		{"", "x\ny\n", 2, 0},
+		{"x\ny\n", "", 0, 2},
+		{"a\nb", "a\nb\n", 1, 1},
+		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\nnew\n3\n4\n5\n6\n7\n8\n10\n", 1, 1},
+	}
+	for _, c := range cases {
+		added, removed := Count(c.before, c.after)
+		if added != c.added || removed != c.removed {
+			t.Errorf("Count(%q, %q) = +%d -%d, want +%d -%d", c.before, c.after, added, removed, c.added, c.removed)
+		}
+	}
+}

@@ -2,7 +2,11 @@ package fsapi
 
 import (
 	"context"
+	"fmt"
 	"hash/crc32"
+	"math"
+	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -105,4 +109,32 @@ func WithDigestSink(ctx context.Context, sink func(Digest)) context.Context {
 func DigestSink(ctx context.Context) func(Digest) {
 	sink, _ := ctx.Value(digestKey{}).(func(Digest))
 	return sink
+}
+
+// String returns d as `<16 hex digits>:<size in bytes>`, and "" for the
+// zero Digest: how a plugin that keeps digests on disk writes them
+// (ParseDigest reads them back).
+func (d Digest) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%016x:%d", d.sum, d.Size())
+}
+
+// ParseDigest reads a Digest written by [Digest.String]; "" is the zero
+// Digest. Anything else fails.
+func ParseDigest(s string) (Digest, error) {
+	if s == "" {
+		return Digest{}, nil
+	}
+	hexSum, size, ok := strings.Cut(s, ":")
+	sum, err := strconv.ParseUint(hexSum, 16, 64)
+	if !ok || len(hexSum) != 16 || err != nil {
+		return Digest{}, fmt.Errorf("invalid digest %q", s)
+	}
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil || n < 0 || n == math.MaxInt64 {
+		return Digest{}, fmt.Errorf("invalid digest %q", s)
+	}
+	return Digest{sum: sum, size: n + 1}, nil
 }

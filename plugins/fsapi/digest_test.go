@@ -52,3 +52,21 @@ func TestDigestSink(t *testing.T) {
 	}
 	assert.Equal(t, fsapi.DigestOf("x"), got)
 }
+
+func TestADigestReadsBackFromItsString(t *testing.T) {
+	for _, content := range []string{"", "a", "hello\nworld\n"} {
+		d := fsapi.DigestOf(content)
+		got, err := fsapi.ParseDigest(d.String())
+		if err != nil || got != d {
+			t.Fatalf("ParseDigest(%q) = %v, %v; want %v", d.String(), got, err, d)
+		}
+	}
+	if z, err := fsapi.ParseDigest(""); err != nil || !z.IsZero() || fsapi.DigestOf("").String() == "" {
+		t.Fatal("the zero Digest is the empty string, and only it")
+	}
+	for _, bad := range []string{"x", "0123456789abcdef", "0123456789abcdef:-1", "0123:5", "0123456789abcdeg:1"} {
+		if _, err := fsapi.ParseDigest(bad); err == nil {
+			t.Errorf("ParseDigest(%q) succeeded", bad)
+		}
+	}
+}
