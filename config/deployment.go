@@ -72,6 +72,12 @@ type Entry struct {
 // from; Load accepts it and leaves it to the CLI.
 const LogLevelVariable = "DSH_LOG_LEVEL"
 
+// StateDirVariable is the environment variable that names the directory
+// under which plugins keep their state per workspace (the checkpoint
+// store: `$DSH_STATE_DIR/checkpoints/<sha256 of the workspace's real
+// path>`), in place of `$XDG_STATE_HOME/dshhost`. It configures no entry.
+const StateDirVariable = "DSH_STATE_DIR"
+
 // MCPTokenVariable is the environment variable `serve --http` reads its
 // bearer token from: the `mcp` entry's `token` key. Every command accepts
 // it (so one environment serves them all), also with a deployment that

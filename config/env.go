@@ -23,14 +23,14 @@ func (l *loader) envLayer(workspace *string) *env.Env {
 				return "", nil
 			}
 			e, key := l.matchEnv(rest)
-			if strings.EqualFold(name, LogLevelVariable) {
-				return "", nil // the CLI's
+			if strings.EqualFold(name, LogLevelVariable) || strings.EqualFold(name, StateDirVariable) {
+				return "", nil // the CLI's; the state directory's
 			}
 			if strings.EqualFold(name, MCPTokenVariable) && (e == nil || key == "") {
 				return "", nil // no mcp entry here: serve reads it itself
 			}
 			if e == nil {
-				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL, DSH_MCP_TOKEN or DSH_<ID>_<KEY>)")
+				l.issue(source, "", "no plugin entry matches this variable (expected DSH_WORKSPACE, DSH_LOG_LEVEL, DSH_STATE_DIR, DSH_MCP_TOKEN or DSH_<ID>_<KEY>)")
 				return "", nil
 			}
 			if key == "" {

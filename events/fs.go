@@ -45,6 +45,13 @@ type IntentRequest struct {
 	// [FSRemoveIntent], so a decider can let a directory or a link go
 	// without a read and without I/O; empty on the other intents.
 	Type fsapi.EntryType
+	// Rewind marks the intents of a rewind (the checkpoint plugin's
+	// `rewind`, `dshhost rewind`), which checks itself that each file
+	// still holds what the tools last made of it: guards judge it as any
+	// other intent (a sandbox refuses it in read-only mode), a decider
+	// passes it on by calling next, whose default continuation leaves the
+	// rewind unguarded.
+	Rewind bool
 }
 
 // FSWriteIntent is `fs/write-intent` (contract §1.1): dispatched by the

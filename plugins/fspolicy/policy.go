@@ -115,23 +115,31 @@ func (p *policy) lookup(a events.Actor, key string) (record, bool) {
 	return r, ok
 }
 
-// writeIntent decides every write and never calls next: ReplaceIfVersion(v)
+// writeIntent decides every write but a rewind's (which it passes on to
+// next, events.IntentRequest.Rewind) and never calls next: ReplaceIfVersion(v)
 // when the owner saw the target present at v (with the digest of what it
 // saw, [D24]), otherwise CreateIfAbsent (unseen, absent, or no owner).
 // Contract §4.
-func (p *policy) writeIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
+func (p *policy) writeIntent(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
+	if req.Rewind {
+		return next(ctx)
+	}
 	if r, ok := p.lookup(req.Actor, req.Target.Key); ok && !r.absent {
 		return &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: r.version.Value(), Digest: r.digest}, nil
 	}
 	return &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent}, nil
 }
 
-// editIntent decides every edit and never calls next: EditGuard{v} when the
+// editIntent decides every edit but a rewind's (passed on to next) and
+// never calls next: EditGuard{v} when the
 // owner saw the target present at v (with the digest of what it saw,
 // [D24]); FS_NOT_FOUND `cannot edit "<p>": not
 // found` when it saw it absent ([D4]); FS_NOT_OBSERVED `edit requires reading
 // "<p>" first` when unseen or without an owner. Contract §4.
-func (p *policy) editIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
+func (p *policy) editIntent(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
+	if req.Rewind {
+		return next(ctx)
+	}
 	r, ok := p.lookup(req.Actor, req.Target.Key)
 	switch {
 	case ok && !r.absent:
@@ -142,7 +150,8 @@ func (p *policy) editIntent(_ context.Context, req events.IntentRequest, _ host.
 	return nil, fsapi.ErrEditUnread(req.Target.DisplayPath)
 }
 
-// removeIntent decides every removal (a delete, a move's source) and never
+// removeIntent decides every removal (a delete, a move's source) but a
+// rewind's (passed on to next) and never
 // calls next. A directory, a symlink and a special file go unguarded with
 // no read: removing them loses no content the conversation has not seen
 // (a directory must be empty to be deleted; a moved one keeps its entries).
@@ -151,7 +160,10 @@ func (p *policy) editIntent(_ context.Context, req events.IntentRequest, _ host.
 // it absent; FS_NOT_OBSERVED `remove requires reading "<p>" first` when
 // unseen or without an owner. It does no I/O: the type comes with the
 // request.
-func (p *policy) removeIntent(_ context.Context, req events.IntentRequest, _ host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+func (p *policy) removeIntent(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+	if req.Rewind {
+		return next(ctx)
+	}
 	if req.Type != fsapi.TypeFile {
 		return nil, nil
 	}
