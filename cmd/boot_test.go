@@ -111,10 +111,10 @@ func TestInformationCommands(t *testing.T) {
 		}
 		assert.Less(t, strings.Index(res.stdout, `"name": "list"`), strings.Index(res.stdout, `"name": "edit"`))
 	})
-	t.Run("prompt joins the ten sections with blank lines", func(t *testing.T) {
+	t.Run("prompt joins the eleven sections with blank lines", func(t *testing.T) {
 		res := dshhost(t, w, "", nil, "prompt")
 		require.Equal(t, 0, res.code)
-		assert.Equal(t, 10, len(strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n\n")))
+		assert.Equal(t, 11, len(strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n\n")))
 		assert.True(t, strings.HasPrefix(res.stdout, "Use the list tool — not shell ls"))
 	})
 	t.Run("plugins lists every instance with state, provides and injects", func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestInformationCommands(t *testing.T) {
 			assert.Contains(t, res.stdout, "usage: dshhost "+c, c)
 		}
 		res := dshhost(t, w, "", nil, "--help")
-		assert.Contains(t, res.stdout+res.stderr, "runs the dsh filesystem tools (list, read, write, edit, glob, grep)", "the overview names the search tools")
+		assert.Contains(t, res.stdout+res.stderr, "runs the dsh filesystem tools (list, read, write, edit, glob, grep, move, delete, rewind, ...)", "the overview names the search tools")
 		res = dshhost(t, w, "", nil, "--version")
 		assert.Equal(t, 0, res.code)
 		assert.Contains(t, res.stdout, "dshhost ")

@@ -72,7 +72,7 @@ func TestTheOfficialClientsMatrix(t *testing.T) {
 					target = url
 				}
 				run := exec.CommandContext(t.Context(), node, script, c.sdk, c.mode, transport, target, w)
-				run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "MCP_CLIENTS_DIR=" + dir, "DSH_TEST_TOKEN=matrix-token"}
+				run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR"), "MCP_CLIENTS_DIR=" + dir, "DSH_TEST_TOKEN=matrix-token"}
 				out, err := run.Output()
 				require.NoError(t, err, "%s", out)
 				var got cell

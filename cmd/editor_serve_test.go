@@ -25,7 +25,7 @@ func TestServeTheEditorOverStdio(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "editor.yaml")
 	writeFile(t, config, "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n  - name: tooleditor\n  - name: mcp\n")
 	cmd := exec.Command(binary, "serve", "--config", config, "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
 	require.NoError(t, err)

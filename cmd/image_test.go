@@ -28,7 +28,7 @@ func TestAnImageReadArrivesAsImageContent(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(w, "pixel.dat"), png, 0o644))
 
 	cmd := exec.Command(binary, "serve", "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
 	require.NoError(t, err)

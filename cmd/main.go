@@ -105,6 +105,9 @@ var commands = []command{
 		extra: policyFlag},
 	{name: "run", args: "SCRIPT|-", summary: "run a script of tool calls in one conversation (a JSON array or JSON lines of {\"tool\":NAME,\"args\":{...}}) and print one JSON result line per call", run: runScript,
 		extra: policyFlag},
+	{name: "checkpoints", summary: "print every step the tools made in this workspace, one line each, oldest first", run: listCheckpoints},
+	{name: "rewind", args: "STEP", summary: "put every file changed after step STEP back as it was right after it (0: before the first step)", run: rewindCommand,
+		extra: pathsFlag},
 	{name: "tools", summary: "print the tools' schemas as JSON", run: listTools},
 	{name: "prompt", summary: "print the assembled prompt sections", run: printPrompt},
 	{name: "plugins", summary: "print each plugin instance: id, name, state, provides, injects, error", run: listPlugins,
@@ -185,10 +188,10 @@ func Run(ctx context.Context, env Env, args []string) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "%s runs the dsh filesystem tools (list, read, write, edit, glob, grep) for AI agents.\n", program)
+	fmt.Fprintf(w, "%s runs the dsh filesystem tools (list, read, write, edit, glob, grep, move, delete, rewind, ...) for AI agents.\n", program)
 	fmt.Fprintf(w, "\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", program)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEvery command takes --config FILE, --workspace DIR, --disable ID, --set ID.key=value and")
 	fmt.Fprintf(w, "--log-level LEVEL, before its positional arguments. '%s COMMAND --help' describes one\n", program)
@@ -199,7 +202,7 @@ func usage(w io.Writer) {
 // common holds the flags every command takes.
 type common struct {
 	config, workspace, logLevel, policy string
-	disable, set                        listFlag
+	disable, set, paths                 listFlag
 	json, watch                         bool
 	transport                           transportFlags // serve's own
 }

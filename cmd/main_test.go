@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "dshhost")
+	// Every checkpoint store of the run lives in the run's directory.
+	if os.Getenv("DSH_STATE_DIR") == "" {
+		os.Setenv("DSH_STATE_DIR", filepath.Join(dir, "state"))
+	}
 	build := exec.Command("go", "build", "-o", binary, "github.com/dsh-go/dsh/cmd/dshhost")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
@@ -48,7 +52,7 @@ func dshhost(t *testing.T, dir, stdin string, env []string, args ...string) resu
 	t.Helper()
 	c := exec.Command(binary, args...)
 	c.Dir = dir
-	c.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	c.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}, env...)
 	c.Stdin = bytes.NewBufferString(stdin)
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb

@@ -51,7 +51,7 @@ func TestAdoptingARootSendsNoToolListChanged(t *testing.T) {
 		assert.Zero(t, changed.Load(), "no tools/list_changed")
 		tl, err := cs.ListTools(t.Context(), nil)
 		require.NoError(t, err)
-		assert.Len(t, tl.Tools, 10)
+		assert.Len(t, tl.Tools, 12)
 		require.NoError(t, cs.Close())
 		assert.Equal(t, 0, <-done)
 	})

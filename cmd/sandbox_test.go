@@ -49,7 +49,7 @@ func TestChoosingASandboxMode(t *testing.T) {
 				assert.Empty(t, in.Injects, "no required service")
 			}
 		}
-		assert.Equal(t, []string{"tools", "fslocal", "fssandbox", "fspolicy", "toolfs", "toolfiles", "toolsearch"}, ids)
+		assert.Equal(t, []string{"tools", "fslocal", "fssandbox", "fspolicy", "toolfs", "toolfiles", "toolsearch", "checkpoint"}, ids)
 		res = dshhost(t, w, "", nil, "call", "write", write)
 		assert.Equal(t, 0, res.code, res.stdout+res.stderr)
 		res = dshhost(t, w, "", nil, "tools")

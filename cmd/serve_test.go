@@ -39,7 +39,7 @@ func TestServeOverStdio(t *testing.T) {
 	w := workspace(t)
 	writeFile(t, filepath.Join(w, "config.txt"), "mode=DEBUG\nlevel=info\n")
 	cmd := exec.Command(binary, "serve", "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	// A long TerminateDuration: Close then only returns nil in time if serve
 	// exits by itself on EOF, without being signalled.
@@ -56,7 +56,7 @@ func TestServeOverStdio(t *testing.T) {
 	for _, tool := range tl.Tools {
 		byName[tool.Name] = tool
 	}
-	require.Len(t, byName, 10) // list, read, write, edit, move, delete, mkdir, file_info, glob, grep
+	require.Len(t, byName, 12) // list, read, write, edit, move, delete, mkdir, file_info, glob, grep, checkpoints, rewind
 	read := byName["read"]
 	require.NotNil(t, read)
 	assert.Equal(t, "Read a UTF-8 text file and return line-numbered content.", read.Description)
@@ -115,7 +115,7 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 	start := func(t *testing.T, roots ...*mcp.Root) *mcp.ClientSession {
 		cmd := exec.Command(binary, "serve")
 		cmd.Dir = "/"
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 		client.AddRoots(roots...)
 		cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -151,7 +151,7 @@ func TestServeTakesTheClientsFirstRoot(t *testing.T) {
 func TestServeShutsDownCleanlyOnSIGTERM(t *testing.T) {
 	w := workspace(t)
 	cmd := exec.Command(binary, "serve", "--workspace", w, "--log-level", "debug")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -190,7 +190,7 @@ func TestServeBoundsTheDiffs(t *testing.T) {
 	w := workspace(t)
 	writeFile(t, filepath.Join(w, "a.txt"), "alpha\nbeta\ngamma\n")
 	cmd := exec.Command(binary, "serve", "--workspace", w, "--set", "toolfs.diffMaxBytes=10", "--disable", "fspolicy")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Minute}, nil)
 	require.NoError(t, err)
@@ -241,7 +241,7 @@ func TestServeWatchReloadsTheFile(t *testing.T) {
 	writeFile(t, filepath.Join(w, "a.txt"), "x=1\n")
 	file := writeFile(t, filepath.Join(t.TempDir(), "dsh.yaml"), "plugins:\n  - name: fslocal\n  - name: fspolicy\n  - name: toolfs\n  - name: mcp\n")
 	cmd := exec.Command(binary, "serve", "--watch", "--config", file, "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
@@ -275,7 +275,7 @@ func TestServeWatchKeepsItsFrontEnd(t *testing.T) {
 	assert.Equal(t, `dshhost serve: the deployment has 2 front ends ("mcp" and "second"); serve mounts exactly one`+"\n", r.stderr)
 
 	cmd := exec.Command(binary, "serve", "--watch", "--config", file, "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	var logs syncBuffer
 	cmd.Stderr = &logs
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
@@ -320,7 +320,7 @@ func (s *syncBuffer) String() string {
 func TestToolsPrintsWhatClientsGet(t *testing.T) {
 	w := workspace(t)
 	cmd := exec.Command(binary, "serve", "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)
 	defer cs.Close()

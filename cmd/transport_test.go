@@ -53,7 +53,7 @@ func TestAClientThatNeverReadsCannotGrowTheServer(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(w, "big.txt"), text.String())
 	cmd := exec.Command(binary, "serve", "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe() // never read
@@ -120,7 +120,7 @@ func TestHTTPKeepsServingDuringAFlood(t *testing.T) {
 	w := workspace(t)
 	writeFile(t, filepath.Join(w, "a.txt"), "during the flood\n")
 	cmd := exec.Command("sh", "-c", `ulimit -n 1024 && exec "$0" serve --http 127.0.0.1:0 --workspace "$1"`, binary, w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_MCP_TOKEN=flood-token"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR"), "DSH_MCP_TOKEN=flood-token"}
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

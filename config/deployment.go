@@ -11,14 +11,15 @@ import (
 // local provider, the sandbox modes (workspace-write over the workspace:
 // it refuses nothing the provider's confinement does not), the
 // read-before-edit policy, the four filesystem tools, the four entry tools
-// (toolfiles: move, delete, mkdir, file_info), the two search tools,
+// (toolfiles: move, delete, mkdir, file_info), the two search tools, the
+// checkpoints of every change (checkpoint: checkpoints, rewind),
 // and the MCP server (mounted by `dshhost serve` only; listed so that
 // DSH_MCP_* variables configure it). The tool registry (tools) is always
 // mounted by dshhost and need not be listed. The tree is what a file
 // listing these names parses to, fresh on every call: its caller may
 // change it.
 func defaultTree() map[string]any {
-	names := []string{"fslocal", "fssandbox", "fspolicy", "toolfs", "toolfiles", "toolsearch", "mcp"}
+	names := []string{"fslocal", "fssandbox", "fspolicy", "toolfs", "toolfiles", "toolsearch", "checkpoint", "mcp"}
 	plugins := make([]any, len(names))
 	for i, n := range names {
 		plugins[i] = map[string]any{"name": n}

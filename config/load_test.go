@@ -73,6 +73,7 @@ var plugins = map[string]*host.Plugin{
 		host.Defaults(func() toolConfig { return toolConfig{ListMaxEntries: 200, ReadLimit: 2000} })),
 	"toolsearch": host.Define("toolsearch", noop),
 	"toolfiles":  host.Define("toolfiles", noop),
+	"checkpoint": host.Define("checkpoint", noop),
 	"exec":       host.Define("exec", func(context.Context, *host.Scope, execConfig) error { return nil }),
 }
 
@@ -146,6 +147,7 @@ func TestDefaultDeploymentUsesTheWorkspace(t *testing.T) {
 		{"toolfs", "toolfs", false, toolConfig{ListMaxEntries: 200, ReadLimit: 2000}},
 		{"toolfiles", "toolfiles", false, struct{}{}},
 		{"toolsearch", "toolsearch", false, struct{}{}},
+		{"checkpoint", "checkpoint", false, struct{}{}},
 		{"mcp", "mcp", false, struct{}{}},
 	}, summarize(d))
 }
@@ -291,6 +293,11 @@ func TestUnknownPluginsAreNamedWithTheRegisteredOnes(t *testing.T) {
 
 func TestTheLogLevelVariableIsTheCLIs(t *testing.T) {
 	_, err := load(t, config.Options{Environ: []string{"DSH_LOG_LEVEL=debug"}, Workspace: t.TempDir()})
+	assert.NoError(t, err)
+}
+
+func TestTheStateDirectoryVariableConfiguresNoEntry(t *testing.T) {
+	_, err := load(t, config.Options{Environ: []string{"DSH_STATE_DIR=/tmp/state"}, Workspace: t.TempDir()})
 	assert.NoError(t, err)
 }
 

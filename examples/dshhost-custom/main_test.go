@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "dshhost-custom")
+	// Every checkpoint store of the run lives in the run's directory.
+	if os.Getenv("DSH_STATE_DIR") == "" {
+		os.Setenv("DSH_STATE_DIR", filepath.Join(dir, "state"))
+	}
 	build := exec.Command("go", "build", "-o", binary, "github.com/dsh-go/dsh/examples/dshhost-custom")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
@@ -110,7 +114,7 @@ func TestServeWithTheExamplePlugins(t *testing.T) {
 	auditPath := filepath.Join(tempDir(t), "audit.jsonl")
 
 	cmd := exec.Command(binary, "serve", "--config", deployment(t, auditPath), "--workspace", w)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	// A long TerminateDuration: Close returns nil in time only if the server
 	// exits by itself on EOF (exit status 0), having disposed its plugins.
@@ -194,7 +198,7 @@ func TestServeWithTheExamplePlugins(t *testing.T) {
 func TestABadPatternStopsTheBoot(t *testing.T) {
 	cmd := exec.Command(binary, "plugins", "--config", deployment(t, filepath.Join(tempDir(t), "a.jsonl")),
 		"--workspace", tempDir(t), "--set", `protectedpaths.paths=["secrets/["]`)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dsh-go/dsh/config"
 	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/plugins/checkpoint"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/fslocal"
 	"github.com/dsh-go/dsh/plugins/fspolicy"
@@ -37,6 +38,8 @@ type Stack struct {
 	Editor *host.Instance
 	// Sandbox is the fssandbox instance, nil unless Options.FSSandbox.
 	Sandbox *host.Instance
+	// Checkpoint is the checkpoint instance, nil unless Options.Checkpoint.
+	Checkpoint *host.Instance
 	// W is the workspace: a fresh, symlink-free temporary directory, the
 	// provider's cwd and confinement root.
 	W string
@@ -68,6 +71,9 @@ type Options struct {
 	// after fslocal, its workspace defaulted to (or a relative one taken
 	// against) W as dshhost does (sandbox.md §5).
 	FSSandbox map[string]any
+	// Checkpoint, when non-nil, mounts the checkpoint plugin last with this
+	// raw config, its workspace W; the test sets DSH_STATE_DIR.
+	Checkpoint map[string]any
 }
 
 // New mounts the stack, fails tb when any plugin is not ACTIVE, and shuts
@@ -118,6 +124,17 @@ func New(tb testing.TB, opts Options) *Stack {
 	s.ToolSearch = mount(toolsearch.Plugin, opts.ToolSearch)
 	if opts.ToolEditor != nil {
 		s.Editor = mount(tooleditor.Plugin, opts.ToolEditor)
+	}
+	if opts.Checkpoint != nil {
+		cfg, err := config.Decode(checkpoint.Plugin, opts.Checkpoint)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c := cfg.(checkpoint.Config)
+		c.UseWorkspace(w)
+		if s.Checkpoint, err = h.Plugin(context.Background(), checkpoint.Plugin, c); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if err := h.Audit(); err != nil {
 		tb.Fatal(err)

@@ -75,7 +75,7 @@ func serve(t *testing.T) string {
 	config, err := filepath.Abs(filepath.Join("testdata", "dsh.yaml"))
 	require.NoError(t, err)
 	cmd := exec.Command(bin, "serve", "--config", config, "--workspace", t.TempDir(), "--http", "127.0.0.1:0", "--no-auth")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -194,7 +194,7 @@ func TestARealClientSeesTitlesProgressAndImages(t *testing.T) {
 	config, err := filepath.Abs(filepath.Join("testdata", "dsh.yaml"))
 	require.NoError(t, err)
 	run := exec.CommandContext(t.Context(), node, filepath.Join("testdata", "surface.mjs"), bin, config, ws)
-	run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "MCP_CLIENTS_DIR=" + dir}
+	run.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR"), "MCP_CLIENTS_DIR=" + dir}
 	out, err := run.Output()
 	require.NoError(t, err, "%s", out)
 	var got struct {

@@ -174,7 +174,7 @@ func TestAFleetSharesOnePolicyAndOneTrail(t *testing.T) {
 		stderr, err := os.Create(filepath.Join(dir, "stderr"))
 		require.NoError(t, err)
 		cmd := exec.Command(dshhost, "serve", "--config", dep, "--workspace", w, "--log-level", "info")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "DSH_STATE_DIR=" + os.Getenv("DSH_STATE_DIR")}
 		cmd.Stderr = stderr
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "fleet", Version: "1"}, nil).
 			Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)

@@ -2,7 +2,8 @@
 // tool registry (tools), the local provider (fslocal), the sandbox modes
 // (fssandbox), the read-before-edit policy (fspolicy), the filesystem tools
 // (toolfs), the entry tools move, delete, mkdir and file_info
-// (toolfiles), the search tools (toolsearch) and the MCP server (mcp, which
+// (toolfiles), the search tools (toolsearch), the checkpoints of every
+// change with the tools checkpoints and rewind (checkpoint) and the MCP server (mcp, which
 // only dshhost serve mounts). It also links in the editor tool
 // (tooleditor), which the default deployment does not mount: a deployment
 // opts in by listing it (editor.md §1), and exec, which runs plugins in
@@ -13,6 +14,7 @@ package standard
 
 import (
 	// The default plugins register themselves in init.
+	_ "github.com/dsh-go/dsh/plugins/checkpoint"
 	_ "github.com/dsh-go/dsh/plugins/exec"
 	_ "github.com/dsh-go/dsh/plugins/fslocal"
 	_ "github.com/dsh-go/dsh/plugins/fspolicy"

@@ -1,0 +1,498 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/internal/linediff"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
+)
+
+// Bounds of what waits in memory for the worker.
+const (
+	// maxPendingBytes bounds the copied content held in memory, of calls
+	// still running and of steps not yet in the store; a guard that
+	// finds no room waits up to roomWait, then records the file as not
+	// restorable.
+	maxPendingBytes = 256 << 20
+	roomWait        = 10 * time.Second
+	// maxPendingCalls bounds the calls whose copies wait for their
+	// observations; past it a call's files are recorded as not restorable.
+	maxPendingCalls = 10000
+	// pendingTimeout is how long the copies of a call that never reported
+	// its mutation (it failed after its intents, or made none, as mkdir)
+	// are kept before they are dropped.
+	pendingTimeout = 15 * time.Minute
+)
+
+// recorder is one activation's capture: the guards, the listener and the
+// worker that writes steps to the store.
+type recorder struct {
+	s     *host.Scope
+	fs    fsapi.FileSystem
+	open  fsapi.Opener
+	store *store
+	max   int64 // Config.MaxFileBytes
+
+	mu        sync.Mutex
+	room      *sync.Cond // signalled when pending bytes are released
+	pending   map[*tools.Exec]*call
+	ready     []*call
+	bytes     int64             // content held by pending and ready calls
+	timelines map[string]string // conversation → its incarnation's timeline
+	queued    uint64            // calls handed to the worker
+	flushed   uint64            // calls the worker finished
+	progress  *sync.Cond        // signalled when flushed grows
+	wake      chan struct{}
+	stopped   bool
+}
+
+// call is the capture of one mutating tool call.
+type call struct {
+	exec     *tools.Exec
+	conv     string
+	timeline string
+	tool     string
+	started  time.Time
+	skip     string // why the call is not captured ("" when it is)
+	rewind   bool   // a rewind's: handed to the worker by finish alone
+	changes  []*change
+	bytes    int64 // content held
+	seq      uint64
+	done     chan struct{} // closed when the step is in the store (or failed)
+	n        int64         // the step's number, once done
+	err      error
+}
+
+// change is the capture of one target of a call.
+type change struct {
+	t        fsapi.Target
+	before   State
+	data     []byte // the content before, when kept
+	observed bool
+	after    State // Absent, or Version
+}
+
+func newRecorder(s *host.Scope, fsys fsapi.FileSystem, open fsapi.Opener, st *store, maxFile int64) *recorder {
+	r := &recorder{s: s, fs: fsys, open: open, store: st, max: maxFile,
+		pending: map[*tools.Exec]*call{}, timelines: map[string]string{}, wake: make(chan struct{}, 1)}
+	r.room = sync.NewCond(&r.mu)
+	r.progress = sync.NewCond(&r.mu)
+	return r
+}
+
+// guard returns the intent guard of one chain: it calls next and, when the
+// chain allowed the mutation, captures the target before it. A refused
+// call copies nothing; a failed capture never fails the call (the file is
+// recorded as not restorable).
+func guard[R any](r *recorder) host.ChainFunc[events.IntentRequest, R] {
+	return func(ctx context.Context, req events.IntentRequest, next host.Next[R]) (R, error) {
+		res, err := next(ctx)
+		if err == nil {
+			r.capture(ctx, req)
+		}
+		return res, err
+	}
+}
+
+// capture takes the copy of req's target for its call.
+func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
+	exec, ok := req.Actor.(*tools.Exec)
+	if !ok || exec == nil {
+		return // outside any tool call: nothing to number it by
+	}
+	c := r.callOf(exec)
+	if c == nil || c.skip != "" {
+		return
+	}
+	if req.Type != "" && req.Type != fsapi.TypeFile {
+		// A directory, a symlink or a special file removed or moved: not
+		// captured, and neither is the rest of the call (a moved
+		// directory's destination).
+		r.mu.Lock()
+		c.skip = "not a regular file"
+		r.mu.Unlock()
+		return
+	}
+	if req.Rewind {
+		r.mu.Lock()
+		c.rewind = true
+		r.mu.Unlock()
+	}
+	ch := &change{t: req.Target}
+	ch.before, ch.data = r.copyOf(ctx, req.Target)
+	if ch.data != nil && !r.reserve(ctx, int64(len(ch.data))) {
+		ch.before, ch.data = State{Omitted: "the checkpoint queue was full"}, nil
+	}
+	r.mu.Lock()
+	c.changes = append(c.changes, ch)
+	c.bytes += int64(len(ch.data))
+	r.mu.Unlock()
+}
+
+// callOf returns the pending call of exec, starting it; nil when too many
+// calls are pending.
+func (r *recorder) callOf(exec *tools.Exec) *call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.pending[exec]; c != nil {
+		return c
+	}
+	if len(r.pending) >= maxPendingCalls {
+		return nil
+	}
+	conv, _ := exec.Conversation()
+	tl := r.timelines[conv]
+	if tl == "" {
+		tl = uuid.NewString()
+		r.timelines[conv] = tl
+	}
+	c := &call{exec: exec, conv: conv, timeline: tl, tool: exec.ToolName(), started: time.Now(), done: make(chan struct{})}
+	r.pending[exec] = c
+	return c
+}
+
+// reserve waits, up to roomWait or ctx's end, until n more bytes of
+// content fit in memory, and takes them.
+func (r *recorder) reserve(ctx context.Context, n int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bytes+n <= maxPendingBytes || r.bytes == 0 {
+		r.bytes += n
+		return true
+	}
+	deadline := time.Now().Add(roomWait)
+	stop := context.AfterFunc(ctx, func() { r.mu.Lock(); r.room.Broadcast(); r.mu.Unlock() })
+	defer stop()
+	t := time.AfterFunc(roomWait, func() { r.mu.Lock(); r.room.Broadcast(); r.mu.Unlock() })
+	defer t.Stop()
+	for r.bytes+n > maxPendingBytes && r.bytes > 0 {
+		if ctx.Err() != nil || !time.Now().Before(deadline) || r.stopped {
+			return false
+		}
+		r.room.Wait()
+	}
+	r.bytes += n
+	return true
+}
+
+// release gives back n bytes of content.
+func (r *recorder) releaseLocked(n int64) {
+	r.bytes -= n
+	r.room.Broadcast()
+}
+
+// copyOf reads t's current content whole, when it is a regular file of at
+// most the file bound whose version does not change while it is read. It
+// returns the state and the content (nil unless kept).
+func (r *recorder) copyOf(ctx context.Context, t fsapi.Target) (State, []byte) {
+	for try := 0; try < 2; try++ {
+		info, err := r.fs.Stat(ctx, t)
+		switch {
+		case err != nil:
+			return State{Omitted: "it could not be read: " + err.Error()}, nil
+		case info == nil:
+			return State{Absent: true}, nil
+		case info.Type != fsapi.TypeFile:
+			return State{Omitted: "not a regular file"}, nil
+		case info.Size > r.max:
+			return State{Size: info.Size, Omitted: fmt.Sprintf("larger than %d bytes", r.max)}, nil
+		}
+		data, err := r.readAll(ctx, t)
+		if err != nil {
+			return State{Omitted: "it could not be read: " + err.Error()}, nil
+		}
+		again, err := r.fs.Stat(ctx, t)
+		if err == nil && again != nil && again.Version == info.Version {
+			return State{Size: int64(len(data)), Version: string(info.Version)}, data
+		}
+	}
+	return State{Omitted: "it changed while it was copied"}, nil
+}
+
+// readAll reads t's raw bytes, at most the file bound.
+func (r *recorder) readAll(ctx context.Context, t fsapi.Target) ([]byte, error) {
+	f, err := r.open.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, r.max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > r.max {
+		return nil, fmt.Errorf("larger than %d bytes", r.max)
+	}
+	return data, nil
+}
+
+// observed records the version a mutation left on a captured target, and
+// hands the call to the worker once every target it captured has one. It
+// does no I/O.
+func (r *recorder) observed(_ context.Context, ob events.Observation) error {
+	exec, ok := ob.Actor.(*tools.Exec)
+	if !ok {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.pending[exec]
+	if c == nil {
+		return nil
+	}
+	all, matched := true, false
+	for _, ch := range c.changes {
+		if !matched && !ch.observed && ch.t.Key == ob.Target.Key {
+			matched, ch.observed = true, true
+			if ob.Kind == events.Absent {
+				ch.after = State{Absent: true}
+			} else {
+				ch.after = State{Version: string(ob.Version), Digest: ob.Digest.String()}
+			}
+		}
+		all = all && ch.observed
+	}
+	if all && len(c.changes) > 0 && !c.rewind {
+		r.queueLocked(c)
+	}
+	return nil
+}
+
+// queueLocked hands c to the worker. r.mu is held.
+func (r *recorder) queueLocked(c *call) {
+	delete(r.pending, c.exec)
+	r.queued++
+	c.seq = r.queued
+	r.ready = append(r.ready, c)
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish hands exec's call to the worker with the changes observed so far
+// (a rewind's, whose files are restored one by one, some left alone), and
+// returns it; nil when it captured nothing.
+func (r *recorder) finish(exec *tools.Exec) *call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.pending[exec]
+	if c == nil {
+		return nil
+	}
+	kept := c.changes[:0]
+	for _, ch := range c.changes {
+		if ch.observed {
+			kept = append(kept, ch)
+		} else {
+			c.bytes -= int64(len(ch.data))
+			r.releaseLocked(int64(len(ch.data)))
+		}
+	}
+	c.changes = kept
+	if len(kept) == 0 || c.skip != "" {
+		delete(r.pending, exec)
+		r.releaseLocked(c.bytes)
+		return nil
+	}
+	r.queueLocked(c)
+	return c
+}
+
+// closed starts a new timeline for a conversation that starts anew.
+func (r *recorder) closed(_ context.Context, conv string) error {
+	r.mu.Lock()
+	delete(r.timelines, conv)
+	r.mu.Unlock()
+	return nil
+}
+
+// timeline returns the timeline conv's calls are recorded on now, "" when
+// it has made no step in this process.
+func (r *recorder) timeline(conv string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timelines[conv]
+}
+
+// sync waits until every call handed to the worker before it is in the
+// store, or ctx ends.
+func (r *recorder) sync(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want := r.queued
+	stop := context.AfterFunc(ctx, func() { r.mu.Lock(); r.progress.Broadcast(); r.mu.Unlock() })
+	defer stop()
+	for r.flushed < want {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.stopped {
+			return errors.New("checkpoint: the plugin stopped")
+		}
+		r.progress.Wait()
+	}
+	return nil
+}
+
+// run is the worker: it writes the calls handed to it to the store, in
+// order, drops the copies of calls that never reported their mutation,
+// and drains what is queued when the plugin stops.
+func (r *recorder) run(ctx context.Context) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.wake:
+		case <-tick.C:
+			r.expire()
+			continue
+		case <-ctx.Done():
+			r.flushReady()
+			r.mu.Lock()
+			r.stopped = true
+			r.progress.Broadcast()
+			r.room.Broadcast()
+			r.mu.Unlock()
+			return
+		}
+		r.flushReady()
+	}
+}
+
+// flushReady writes every queued call to the store.
+func (r *recorder) flushReady() {
+	for {
+		r.mu.Lock()
+		if len(r.ready) == 0 {
+			r.mu.Unlock()
+			return
+		}
+		c := r.ready[0]
+		r.ready = r.ready[1:]
+		r.mu.Unlock()
+		c.err = r.flush(c)
+		if c.err != nil {
+			r.s.Logger().Warn("checkpoint: a step was not stored", "tool", c.tool, "error", c.err)
+		}
+		r.mu.Lock()
+		r.releaseLocked(c.bytes)
+		r.flushed = max(r.flushed, c.seq)
+		r.progress.Broadcast()
+		r.mu.Unlock()
+		close(c.done)
+	}
+}
+
+// expire drops the calls pending longer than pendingTimeout.
+func (r *recorder) expire() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for exec, c := range r.pending {
+		if time.Since(c.started) > pendingTimeout {
+			delete(r.pending, exec)
+			r.releaseLocked(c.bytes)
+		}
+	}
+}
+
+// flush writes c as one step: the content before each change, the content
+// after it when the file still holds the version the mutation left, and
+// the lines added and removed.
+func (r *recorder) flush(c *call) error {
+	ctx := context.Background()
+	s := Step{Time: time.Now().UTC(), Conversation: c.conv, Timeline: c.timeline, Tool: c.tool}
+	blobs := map[string][]byte{}
+	for _, ch := range c.changes {
+		cs := Change{Path: ch.t.DisplayPath, Key: ch.t.Key, Before: ch.before, After: ch.after}
+		if ch.data != nil {
+			cs.Before.SHA256 = sumOf(ch.data)
+			blobs[cs.Before.SHA256] = ch.data
+		}
+		var after []byte
+		if !ch.after.Absent {
+			if after = r.laterCopy(ch); after != nil {
+				cs.After.Size = int64(len(after))
+			} else {
+				after = r.afterOf(ctx, ch.t, &cs.After)
+			}
+			if after != nil {
+				cs.After.SHA256 = sumOf(after)
+				blobs[cs.After.SHA256] = after
+			}
+		}
+		if (ch.data != nil || cs.Before.Absent) && (after != nil || cs.After.Absent) {
+			cs.Added, cs.Removed = linediff.Count(string(ch.data), string(after))
+			cs.Counted = true
+		}
+		s.Changes = append(s.Changes, cs)
+	}
+	if err := r.store.commit(&s, blobs); err != nil {
+		return err
+	}
+	c.n = s.N
+	return nil
+}
+
+// laterCopy returns the content a later call copied of ch's file at the
+// version ch's mutation left (so the file changed again before the worker
+// came to ch), nil when there is none.
+func (r *recorder) laterCopy(ch *change) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	match := func(c *call) []byte {
+		for _, later := range c.changes {
+			if later != ch && later.t.Key == ch.t.Key && later.data != nil && later.before.Version == ch.after.Version {
+				return later.data
+			}
+		}
+		return nil
+	}
+	for _, c := range r.ready {
+		if data := match(c); data != nil {
+			return data
+		}
+	}
+	for _, c := range r.pending {
+		if data := match(c); data != nil {
+			return data
+		}
+	}
+	return nil
+}
+
+// afterOf reads t's content when it is still at the version st holds and
+// at most the file bound; otherwise it notes in st why it was not kept.
+func (r *recorder) afterOf(ctx context.Context, t fsapi.Target, st *State) []byte {
+	info, err := r.fs.Stat(ctx, t)
+	switch {
+	case err != nil || info == nil || string(info.Version) != st.Version:
+		st.Omitted = "it changed again before it was copied"
+		return nil
+	case info.Size > r.max:
+		st.Size, st.Omitted = info.Size, fmt.Sprintf("larger than %d bytes", r.max)
+		return nil
+	}
+	data, err := r.readAll(ctx, t)
+	if err != nil {
+		st.Omitted = "it could not be read: " + err.Error()
+		return nil
+	}
+	again, err := r.fs.Stat(ctx, t)
+	if err != nil || again == nil || again.Version != info.Version {
+		st.Omitted = "it changed again before it was copied"
+		return nil
+	}
+	st.Size = int64(len(data))
+	return data
+}

@@ -1,0 +1,553 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The store of one workspace (docs/checkpoints.md "The store"):
+//
+//	<dir>/lock          flock(2): numbering, appends and sweeps, across processes
+//	<dir>/steps.jsonl   the journal: one Step per line, oldest first
+//	<dir>/blobs/<hh>/<sha256>   content, by its SHA-256, mode 0600
+//
+// A blob is written (staged, synced, renamed, its directory synced) before
+// the step that names it is appended, both under the lock, so a record
+// never names content that was not durable; a step whose blob is gone was
+// evicted. A journal line torn by a crash is cut off by the next append.
+
+// Step is one mutating call of a conversation: its number in the
+// workspace's store, when its mutation ended, the conversation (ID and the
+// incarnation, Timeline) and tool that made it, and the files it changed.
+type Step struct {
+	N            int64     `json:"step"`
+	Time         time.Time `json:"time"`
+	Conversation string    `json:"conversation"`
+	Timeline     string    `json:"timeline"`
+	Tool         string    `json:"tool"`
+	Changes      []Change  `json:"changes"`
+}
+
+// Change is what one step did to one file: its path as the tools showed it,
+// the provider's key, the file before and after, and the lines added and
+// removed (Counted false when either side's content was not kept).
+type Change struct {
+	Path    string `json:"path"`
+	Key     string `json:"key"`
+	Before  State  `json:"before"`
+	After   State  `json:"after"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Counted bool   `json:"counted"`
+}
+
+// State is a file at one moment of a step: Absent, or its content by
+// SHA256 (hex) and Size; Version is the provider's version after a
+// mutation and Digest the fsapi.Digest of the bytes it wrote, when the
+// tool reported one (fsapi.Digest.String). Omitted says why the content
+// was not kept ("larger than …", "changed while it was copied", …); SHA256
+// is then empty.
+type State struct {
+	Absent  bool   `json:"absent,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Size    int64  `json:"size,omitempty"`
+	Version string `json:"version,omitempty"`
+	Digest  string `json:"digest,omitempty"`
+	Omitted string `json:"omitted,omitempty"`
+}
+
+// kept reports whether s names content or an absence: what a rewind can
+// put back.
+func (s State) kept() bool { return s.Absent || s.SHA256 != "" }
+
+// dropped is the journal's first line after a sweep dropped old steps: the
+// numbers up to Through stay used.
+type dropped struct {
+	Through int64 `json:"dropped"`
+}
+
+// store is one workspace's store, shared by the processes that serve it.
+type store struct {
+	dir      string
+	maxBytes int64
+	maxAge   time.Duration
+
+	mu    sync.Mutex // serialises this process; the flock the others
+	lock  *os.File
+	steps []Step // the journal as read up to off
+	last  int64  // the highest number used
+	off   int64  // journal bytes read
+	id    fileID // the journal read (a sweep replaces it)
+	bytes int64  // blob bytes, as last counted
+	now   func() time.Time
+}
+
+type fileID struct{ dev, ino uint64 }
+
+// newStore returns the store in dir; nothing is read or created until it
+// is first used (a `dshhost call read` never opens it).
+func newStore(dir string, maxBytes int64, maxAge time.Duration) *store {
+	return &store{dir: dir, maxBytes: maxBytes, maxAge: maxAge, now: time.Now}
+}
+
+// openLocked creates the store (mode 0700) when it is not there, opens its
+// lock file and, holding the lock, counts and sweeps it. st.mu is held.
+func (st *store) openLocked() error {
+	if err := os.MkdirAll(filepath.Join(st.dir, "blobs"), 0o700); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	if err := os.Chmod(st.dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(st.dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	st.lock = lock
+	return st.flocked(func() error {
+		n, err := st.countBlobs()
+		if err != nil {
+			return err
+		}
+		st.bytes = n
+		return st.sweepLocked()
+	})
+}
+
+// close releases the lock file.
+func (st *store) close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.lock == nil {
+		return nil
+	}
+	err := st.lock.Close()
+	st.lock = nil
+	return err
+}
+
+// locked runs fn holding the store's lock (this process's mutex and the
+// flock other processes take), after reading what others appended; it
+// opens the store first when this process has not yet.
+func (st *store) locked(fn func() error) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.lock == nil {
+		if err := st.openLocked(); err != nil {
+			if st.lock != nil {
+				st.lock.Close()
+				st.lock = nil
+			}
+			return err
+		}
+	}
+	return st.flocked(fn)
+}
+
+// flocked runs fn under the flock, after reading what others appended.
+// st.mu is held.
+func (st *store) flocked(fn func() error) error {
+	if err := syscall.Flock(int(st.lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("checkpoint store: lock: %w", err)
+	}
+	defer syscall.Flock(int(st.lock.Fd()), syscall.LOCK_UN)
+	if err := st.refreshLocked(); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// journal is the journal's path.
+func (st *store) journal() string { return filepath.Join(st.dir, "steps.jsonl") }
+
+// refreshLocked reads the journal lines appended since the last read (all
+// of it when a sweep replaced it), and cuts a torn last line.
+func (st *store) refreshLocked() error {
+	f, err := os.OpenFile(st.journal(), os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		st.steps, st.off, st.id = nil, 0, fileID{}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	sys := fi.Sys().(*syscall.Stat_t)
+	id := fileID{uint64(sys.Dev), uint64(sys.Ino)}
+	if id != st.id || fi.Size() < st.off {
+		st.steps, st.off, st.id = nil, 0, id
+	}
+	if fi.Size() == st.off {
+		return nil
+	}
+	if _, err := f.Seek(st.off, io.SeekStart); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			if len(line) > 0 {
+				// A line a crash tore: no step was committed by it.
+				if err := f.Truncate(st.off); err != nil {
+					return fmt.Errorf("checkpoint store: %w", err)
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint store: %w", err)
+		}
+		st.off += int64(len(line))
+		st.parse(line)
+	}
+}
+
+// parse adds one journal line to the index; a line that is not a record
+// is skipped.
+func (st *store) parse(line []byte) {
+	if bytes.HasPrefix(line, []byte(`{"dropped":`)) {
+		var d dropped
+		if json.Unmarshal(line, &d) == nil {
+			st.last = max(st.last, d.Through)
+		}
+		return
+	}
+	var s Step
+	if json.Unmarshal(line, &s) != nil || s.N <= st.last {
+		return
+	}
+	st.steps = append(st.steps, s)
+	st.last = s.N
+}
+
+// commit writes blobs (content by SHA-256 hex) that the store lacks, then
+// appends s under the next number, which it sets; it sweeps when the
+// store is past a bound.
+func (st *store) commit(s *Step, blobs map[string][]byte) error {
+	return st.locked(func() error {
+		for sum, data := range blobs {
+			if err := st.writeBlobLocked(sum, data); err != nil {
+				return err
+			}
+		}
+		s.N = st.last + 1
+		line, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		created := st.id == fileID{}
+		f, err := os.OpenFile(st.journal(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("checkpoint store: %w", err)
+		}
+		_, err = f.Write(append(line, '\n'))
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && created {
+			err = syncDir(st.dir)
+		}
+		if err != nil {
+			return fmt.Errorf("checkpoint store: %w", err)
+		}
+		if err := st.refreshLocked(); err != nil {
+			return err
+		}
+		if st.bytes > st.maxBytes || (len(st.steps) > 0 && st.now().Sub(st.steps[0].Time) > st.maxAge) {
+			return st.sweepLocked()
+		}
+		return nil
+	})
+}
+
+// snapshot returns the steps as the journal holds them now, oldest first.
+func (st *store) snapshot() ([]Step, error) {
+	var out []Step
+	err := st.locked(func() error {
+		out = slices.Clone(st.steps)
+		return nil
+	})
+	return out, err
+}
+
+// blobPath is where the content with SHA-256 sum (hex) lives.
+func (st *store) blobPath(sum string) string {
+	return filepath.Join(st.dir, "blobs", sum[:2], sum)
+}
+
+// writeBlobLocked stores data as sum unless it is there: staged beside it,
+// synced, renamed, the directory synced.
+func (st *store) writeBlobLocked(sum string, data []byte) error {
+	p := st.blobPath(sum)
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	tmp := filepath.Join(dir, ".tmp-"+randomName())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	st.bytes += int64(len(data))
+	return nil
+}
+
+// readBlob returns the content sum names, or an error wrapping
+// fs.ErrNotExist when it was evicted. A blob whose bytes no longer digest
+// to its name is refused.
+func (st *store) readBlob(sum string) ([]byte, error) {
+	data, err := os.ReadFile(st.blobPath(sum))
+	if err != nil {
+		return nil, err
+	}
+	if got := sha256.Sum256(data); hex.EncodeToString(got[:]) != sum {
+		return nil, fmt.Errorf("checkpoint store: the content %s is damaged", sum[:12])
+	}
+	return data, nil
+}
+
+// has reports whether the content sum names is still in the store.
+func (st *store) has(sum string) bool {
+	_, err := os.Lstat(st.blobPath(sum))
+	return err == nil
+}
+
+// countBlobs returns the bytes of every blob.
+func (st *store) countBlobs() (int64, error) {
+	var n int64
+	err := st.walkBlobs(func(_, _ string, size int64) { n += size })
+	return n, err
+}
+
+// walkBlobs calls fn for each file under blobs/: its path, its name and
+// its size.
+func (st *store) walkBlobs(fn func(path, name string, size int64)) error {
+	root := filepath.Join(st.dir, "blobs")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		fn(p, d.Name(), info.Size())
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	return nil
+}
+
+// sweepLocked drops the steps older than maxAge (rewriting the journal),
+// removes blobs no step names and staging files a crash left, then evicts
+// content, that of the oldest steps first, until the blobs fit maxBytes.
+// A blob is evicted at the age of the newest step that names it.
+func (st *store) sweepLocked() error {
+	cut := 0
+	for cut < len(st.steps) && st.now().Sub(st.steps[cut].Time) > st.maxAge {
+		cut++
+	}
+	if cut > 0 {
+		if err := st.rewriteLocked(st.steps[cut:]); err != nil {
+			return err
+		}
+	}
+	newest := map[string]int64{} // sum → the newest step naming it
+	for _, s := range st.steps {
+		for _, c := range s.Changes {
+			for _, sum := range []string{c.Before.SHA256, c.After.SHA256} {
+				if sum != "" {
+					newest[sum] = s.N
+				}
+			}
+		}
+	}
+	type blob struct {
+		path  string
+		size  int64
+		order int64
+	}
+	var live []blob
+	var total int64
+	err := st.walkBlobs(func(p, name string, size int64) {
+		n, ok := newest[name]
+		if !ok {
+			os.Remove(p) // unnamed: a dropped step's, or staged by a crash
+			return
+		}
+		live = append(live, blob{p, size, n})
+		total += size
+	})
+	if err != nil {
+		return err
+	}
+	if stale, _ := filepath.Glob(filepath.Join(st.dir, ".steps-*")); len(stale) > 0 {
+		for _, p := range stale {
+			os.Remove(p) // a journal a crash left half rewritten
+		}
+	}
+	slices.SortFunc(live, func(a, b blob) int { return cmp.Compare(a.order, b.order) })
+	for _, b := range live {
+		if total <= st.maxBytes {
+			break
+		}
+		if os.Remove(b.path) == nil {
+			total -= b.size
+		}
+	}
+	st.bytes = total
+	return nil
+}
+
+// rewriteLocked replaces the journal by one that holds keep, after a line
+// that keeps the numbers used: staged, synced, renamed.
+func (st *store) rewriteLocked(keep []Step) error {
+	var buf bytes.Buffer
+	line, _ := json.Marshal(dropped{Through: st.last})
+	buf.Write(append(line, '\n'))
+	for _, s := range keep {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		buf.Write(append(line, '\n'))
+	}
+	tmp := filepath.Join(st.dir, ".steps-"+randomName())
+	err := os.WriteFile(tmp, buf.Bytes(), 0o600)
+	if err == nil {
+		var f *os.File
+		if f, err = os.Open(tmp); err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, st.journal())
+	}
+	if err == nil {
+		err = syncDir(st.dir)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	st.id, st.off, st.steps = fileID{}, 0, nil
+	return st.refreshLocked()
+}
+
+// syncDir makes a directory's entries durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// randomName returns 16 random hex digits.
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// sumOf returns the SHA-256 of data in hex.
+func sumOf(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// storeDir returns the store of the workspace whose real path is ws:
+// $DSH_STATE_DIR/checkpoints/<sha256 of ws>, else under
+// $XDG_STATE_HOME/dshhost (~/.local/state/dshhost when unset).
+func storeDir(ws string, getenv func(string) string) (string, error) {
+	base := getenv("DSH_STATE_DIR")
+	if base == "" {
+		state := getenv("XDG_STATE_HOME")
+		if state == "" || !filepath.IsAbs(state) {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", errors.New("checkpoint: no home directory for the store: set DSH_STATE_DIR")
+			}
+			state = filepath.Join(home, ".local", "state")
+		}
+		base = filepath.Join(state, "dshhost")
+	}
+	base, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(base, "checkpoints", hex.EncodeToString(sum[:])), nil
+}
+
+// inside reports whether the real location of p is ws or beneath it.
+func inside(p, ws string) bool {
+	real := realPath(p)
+	return ws == "/" || real == ws || strings.HasPrefix(real, ws+string(filepath.Separator))
+}
+
+// realPath returns p with symlinks resolved as far as it exists, the rest
+// appended.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
