@@ -185,7 +185,7 @@ func (r *recorder) reserve(ctx context.Context, n int64) bool {
 	return true
 }
 
-// release gives back n bytes of content.
+// releaseLocked gives back n bytes of content. r.mu is held.
 func (r *recorder) releaseLocked(n int64) {
 	r.bytes -= n
 	r.room.Broadcast()

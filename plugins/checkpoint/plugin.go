@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
@@ -84,7 +83,11 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 		s.Logger().Warn("checkpoint: the fs provider cannot open raw bytes; nothing is recorded")
 		return nil
 	}
-	ws := realWorkspace(cfg.Workspace)
+	ws := cfg.Workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	ws = fsapi.RealLocation(ws)
 	dir, err := storeDir(ws, os.Getenv)
 	if err != nil {
 		return err
@@ -132,19 +135,4 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	}
 	_, err = Key.Provide(s, &Checkpoints{r: r, dir: dir})
 	return err
-}
-
-// realWorkspace returns the workspace's real path (the working directory
-// when unset).
-func realWorkspace(ws string) string {
-	if ws == "" {
-		ws, _ = os.Getwd()
-	}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		ws = real
-	}
-	if abs, err := filepath.Abs(ws); err == nil {
-		ws = abs
-	}
-	return filepath.Clean(ws)
 }

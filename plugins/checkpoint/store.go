@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
 // The store of one workspace (docs/checkpoints.md "The store"):
@@ -530,24 +532,6 @@ func storeDir(ws string, getenv func(string) string) (string, error) {
 
 // inside reports whether the real location of p is ws or beneath it.
 func inside(p, ws string) bool {
-	real := realPath(p)
+	real := fsapi.RealLocation(p)
 	return ws == "/" || real == ws || strings.HasPrefix(real, ws+string(filepath.Separator))
-}
-
-// realPath returns p with symlinks resolved as far as it exists, the rest
-// appended.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }

@@ -95,12 +95,12 @@ func (c Config) scripts() []string {
 // privileges. Without a workspace nothing is checked. The error names
 // the key, the file and the workspace.
 func (c Config) outsideWorkspace() error {
-	ws := realPath(c.Workspace)
+	ws := fsapi.RealLocation(c.Workspace)
 	if c.Workspace == "" {
 		return nil
 	}
 	inside := func(p string) bool {
-		r := realPath(p)
+		r := fsapi.RealLocation(p)
 		return ws == "/" || r == ws || strings.HasPrefix(r, ws+string(filepath.Separator))
 	}
 	refuse := func(key, what, p string) error {
@@ -147,24 +147,6 @@ func (c Config) outsideWorkspace() error {
 		}
 	}
 	return nil
-}
-
-// realPath returns p, made absolute, with symlinks resolved as far as it
-// exists and the rest appended.
-func realPath(p string) string {
-	p, _ = filepath.Abs(p)
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // UseDir sets Dir when unset (config.DirUser).

@@ -132,8 +132,19 @@ func Protect(s *host.Scope, kind ProtectKind, paths ...string) (host.Disposer, e
 	return d, nil
 }
 
-// realLocation returns the real location of the absolute path abs: its
-// longest existing prefix with symlinks resolved, joined with the rest.
+// RealLocation returns the real location of path, made absolute: its
+// longest existing prefix with symlinks resolved, joined with the rest
+// (the path itself when no prefix resolves). Plugins use it to compare a
+// directory of their own with the workspace.
+func RealLocation(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	return realLocation(abs)
+}
+
+// realLocation is RealLocation of an absolute path.
 func realLocation(abs string) string {
 	rest := ""
 	for p := abs; ; {

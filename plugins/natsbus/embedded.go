@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/dsh-go/dsh/plugins/fsapi"
 )
 
 // embedded is the in-process nats-server of an `embedded: true` entry.
@@ -198,31 +200,11 @@ func outside(key, path, workspace string) error {
 	if workspace == "" {
 		return nil
 	}
-	real := realPath(path)
+	real := fsapi.RealLocation(path)
 	if real == workspace || strings.HasPrefix(real, workspace+string(filepath.Separator)) || workspace == "/" {
 		return fmt.Errorf("%s %q is inside the workspace %q, where the tools could read or change it; keep it outside", key, path, workspace)
 	}
 	return nil
-}
-
-// realPath returns p with symlinks resolved as far as it exists, the rest
-// appended.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return filepath.Join(p, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // serverLog sends the embedded server's log to the entry's: notices at
