@@ -141,9 +141,20 @@ func TestAKillNeverTearsAFileOrTheStore(t *testing.T) {
 	res = dshhost(t, w, "", env, "rewind", "0")
 	assert.Contains(t, res.stdout, "rewound to step 0", res.stdout+res.stderr)
 	files()
+	// A kill can lose the step of the write or the restore it interrupted
+	// (docs/checkpoints.md): that file's bytes are then not what the store
+	// last recorded, so the rewind leaves it alone and says so. Every
+	// other file is back to its first bytes.
+	left := 0
 	for i := range 5 {
-		b, _ := os.ReadFile(filepath.Join(w, fmt.Sprintf("f%d.txt", i)))
-		assert.Equal(t, strings.Repeat("version 0\n", 100_000), string(b), "f%d.txt back to its first bytes", i)
+		p := filepath.Join(w, fmt.Sprintf("f%d.txt", i))
+		b, _ := os.ReadFile(p)
+		if string(b) == strings.Repeat("version 0\n", 100_000) {
+			continue
+		}
+		left++
+		assert.Contains(t, res.stdout, "left alone "+p+": changed since step", "f%d.txt is either back or listed", i)
 	}
+	assert.LessOrEqual(t, left, 2, "only the steps the two kills interrupted are lost")
 	checkStore(t, state)
 }
