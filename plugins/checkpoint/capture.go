@@ -110,6 +110,18 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
 	if !ok || exec == nil {
 		return // outside any tool call: nothing to number it by
 	}
+	r.mu.Lock()
+	first := r.pending[exec] == nil
+	r.mu.Unlock()
+	if first {
+		// A call starts only once every earlier step is in the store, so
+		// a crash loses at most the steps of the calls still running and
+		// of the last one handed to the worker (docs/checkpoints.md). A
+		// worker slower than roomWait does not hold the call longer.
+		wctx, cancel := context.WithTimeout(ctx, roomWait)
+		_ = r.sync(wctx)
+		cancel()
+	}
 	c := r.callOf(exec)
 	if c == nil || c.skip != "" {
 		return
