@@ -139,7 +139,8 @@ func TestAKillNeverTearsAFileOrTheStore(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	checkStore(t, state)
 	res = dshhost(t, w, "", env, "rewind", "0")
-	assert.Contains(t, res.stdout, "rewound to step 0", res.stdout+res.stderr)
+	// The killed rewind may have put back every file before it died.
+	assert.Regexp(t, `^(rewound to step 0: |nothing was changed: every file is as at step 0)`, res.stdout, res.stdout+res.stderr)
 	files()
 	// A kill can lose the step of the write or the restore it interrupted
 	// (docs/checkpoints.md): that file's bytes are then not what the store

@@ -124,6 +124,16 @@ func TestAFileChangedByAnotherIsLeftAlone(t *testing.T) {
 	put(t, s, "c.txt", "same\n")
 	out = call(t, s, conv, "rewind", `{"to_step":3}`)
 	assert.Contains(t, out, "deleted "+filepath.Join(s.W, "c.txt"))
+
+	// Put back by another (or by a rewind a crash cut short): nothing to do.
+	call(t, s, conv, "write", `{"file_path":"d.txt","content":"first\n"}`)
+	d := call(t, s, conv, "checkpoints", `{}`)
+	call(t, s, conv, "read", `{"file_path":"d.txt"}`)
+	call(t, s, conv, "write", `{"file_path":"d.txt","content":"second\n"}`)
+	put(t, s, "d.txt", "first\n")
+	m := stepNumber.FindAllStringSubmatch(d, -1)
+	out = call(t, s, conv, "rewind", `{"to_step":`+m[len(m)-1][1]+`}`)
+	assert.Equal(t, "nothing was changed: every file is as at step "+m[len(m)-1][1]+" or was left alone\nunchanged "+filepath.Join(s.W, "d.txt"), out)
 }
 
 func TestRefusedCallsCopyNothing(t *testing.T) {

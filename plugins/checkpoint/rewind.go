@@ -177,15 +177,17 @@ func (r *recorder) restore(ctx context.Context, exec *tools.Exec, args map[strin
 	if err != nil {
 		return "", err.Error()
 	}
+	// A file already as it was at the step (put back by a rewind a crash
+	// interrupted, or by someone else) needs nothing, whoever changed it.
 	changed := fmt.Sprintf("changed since step %d by someone else", tg.lastStep)
 	switch {
+	case tg.want.Absent && info == nil, !tg.want.Absent && info != nil && sum == tg.want.SHA256:
+		return "unchanged", ""
 	case tg.last.Absent && info != nil, !tg.last.Absent && info == nil:
 		return "", changed
 	case !tg.last.Absent && string(info.Version) != tg.last.Version &&
 		(tg.last.SHA256 == "" || sum != tg.last.SHA256) && (tg.last.Digest == "" || digest != tg.last.Digest):
 		return "", changed
-	case tg.want.Absent && info == nil, !tg.want.Absent && info != nil && sum == tg.want.SHA256:
-		return "unchanged", ""
 	}
 	if tg.want.Absent {
 		rm, ok := r.fs.(fsapi.Remover)
