@@ -59,10 +59,16 @@ func flush(b *testing.B, s *stacktest.Stack, conv *tools.Conversation, withCheck
 }
 
 // storeBytes is the total size of the regular files under the store.
-func storeBytes(b *testing.B, s *stacktest.Stack) int64 {
+func storeBytes(b testing.TB, s *stacktest.Stack) int64 {
+	b.Helper()
+	return treeBytes(b, checkpoint.Key.Must(s.Host.Root()).Dir())
+}
+
+// treeBytes is the total size of the regular files under dir.
+func treeBytes(b testing.TB, dir string) int64 {
 	b.Helper()
 	var total int64
-	err := filepath.WalkDir(checkpoint.Key.Must(s.Host.Root()).Dir(), func(_ string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/plugins/checkpoint"
 )
 
 // snapshotOf returns every file of the workspace with its bytes.
@@ -72,6 +74,36 @@ func TestAScriptedSessionRewindsToThreeSteps(t *testing.T) {
 		states[step] = snapshotOf(t, s.W)
 	}
 	require.Len(t, steps(t, s, conv), 50)
+
+	// The store against the bytes changed: it holds each distinct content
+	// of the touched files once (the first bytes and every version the
+	// session made), and the journal.
+	changed, distinct := 0, map[string]bool{}
+	for step := 1; step <= 50; step++ {
+		for name, text := range states[step] {
+			if prev, ok := states[step-1][name]; !ok || prev != text {
+				changed += len(text)
+				distinct[text] = true
+				if ok {
+					distinct[prev] = true
+				}
+			}
+		}
+		for name, prev := range states[step-1] {
+			if _, ok := states[step][name]; !ok {
+				distinct[prev] = true // deleted or moved away
+			}
+		}
+	}
+	most := 0
+	for text := range distinct {
+		most += len(text)
+	}
+	dir := checkpoint.Key.Must(s.Host.Root()).Dir()
+	blobs := treeBytes(t, filepath.Join(dir, "blobs"))
+	t.Logf("scripted session: %d bytes written by the tools, %d distinct contents %d bytes; store: blobs %d bytes, journal %d bytes, all %d bytes",
+		changed, len(distinct), most, blobs, treeBytes(t, dir)-blobs, storeBytes(t, s))
+	assert.LessOrEqual(t, blobs, int64(most), "each content is stored once")
 	put(t, s, "f00.txt", "another writer's bytes\n") // another process
 	other := "f00.txt"
 
