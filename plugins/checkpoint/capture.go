@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +50,7 @@ type recorder struct {
 	ready     []*call
 	bytes     int64             // content held by pending and ready calls
 	timelines map[string]string // conversation → its incarnation's timeline
+	holds     map[string]*hold  // provider key → the call about to change it
 	queued    uint64            // calls handed to the worker
 	flushed   uint64            // calls the worker finished
 	progress  *sync.Cond        // signalled when flushed grows
@@ -66,7 +68,9 @@ type call struct {
 	skip     string // why the call is not captured ("" when it is)
 	rewind   bool   // a rewind's: handed to the worker by finish alone
 	changes  []*change
-	bytes    int64 // content held
+	held     []string  // the keys it holds (recorder.holds)
+	ended    time.Time // when its last mutation was observed
+	bytes    int64     // content held
 	seq      uint64
 	done     chan struct{} // closed when the step is in the store (or failed)
 	n        int64         // the step's number, once done
@@ -84,31 +88,107 @@ type change struct {
 
 func newRecorder(s *host.Scope, fsys fsapi.FileSystem, open fsapi.Opener, st *store, maxFile int64) *recorder {
 	r := &recorder{s: s, fs: fsys, open: open, store: st, max: maxFile,
-		pending: map[*tools.Exec]*call{}, timelines: map[string]string{}, wake: make(chan struct{}, 1)}
+		pending: map[*tools.Exec]*call{}, timelines: map[string]string{}, holds: map[string]*hold{}, wake: make(chan struct{}, 1)}
 	r.room = sync.NewCond(&r.mu)
 	r.progress = sync.NewCond(&r.mu)
 	return r
 }
 
+// hold is a call's claim on one file between its copy and its mutation:
+// another call of this process waits for done before it copies the file.
+type hold struct {
+	c    *call
+	done chan struct{}
+}
+
 // guard returns the intent guard of one chain: it calls next and, when the
-// chain allowed the mutation, captures the target before it. A refused
-// call copies nothing; a failed capture never fails the call (the file is
-// recorded as not restorable).
+// chain allowed the mutation, captures the target before it and holds the
+// mutation to the bytes it copied (tighten). A refused call copies
+// nothing; a failed capture never fails the call (the file is recorded as
+// not restorable).
 func guard[R any](r *recorder) host.ChainFunc[events.IntentRequest, R] {
 	return func(ctx context.Context, req events.IntentRequest, next host.Next[R]) (R, error) {
 		res, err := next(ctx)
-		if err == nil {
-			r.capture(ctx, req)
+		if err != nil {
+			return res, err
 		}
-		return res, err
+		if ch := r.capture(ctx, req); ch != nil {
+			var ok bool
+			if res, ok = tighten(res, ch.before, ch.data); !ok {
+				r.omit(ch, "it changed while it was copied")
+			}
+		}
+		return res, nil
 	}
 }
 
-// capture takes the copy of req's target for its call.
-func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
+// tighten returns the precondition res narrowed to the content copied
+// before the mutation (its version, or its digest when it is at most
+// fsapi.DefaultDigestMaxBytes; or its absence), so the provider, under its
+// lock, refuses a mutation of bytes other than those copied: a step's
+// before is always what its mutation replaced, even when another process
+// changed the file between the copy and the mutation. ok is false when the
+// copy does not meet res itself (the file changed after the decider saw
+// it); res is then returned unchanged. A file whose content was not copied
+// (too large, unreadable) leaves res unchanged.
+func tighten[R any](res R, before State, data []byte) (R, bool) {
+	if !before.Absent && data == nil {
+		return res, true
+	}
+	v := fsapi.Version(before.Version)
+	var digest fsapi.Digest
+	if !before.Absent && int64(len(data)) <= fsapi.DefaultDigestMaxBytes {
+		digest = fsapi.DigestOf(string(data))
+	}
+	matches := func(ver fsapi.Version, d fsapi.Digest) bool {
+		return ver == v || (!d.IsZero() && d == digest)
+	}
+	var out any
+	switch x := any(res).(type) {
+	case *fsapi.WriteIntent:
+		switch {
+		case before.Absent && (x == nil || x.Kind == fsapi.CreateIfAbsent):
+			out = &fsapi.WriteIntent{Kind: fsapi.CreateIfAbsent}
+		case !before.Absent && (x == nil || x.Kind == fsapi.ReplaceIfVersion && matches(x.Version, x.Digest)):
+			out = &fsapi.WriteIntent{Kind: fsapi.ReplaceIfVersion, Version: v, Digest: digest}
+		default:
+			return res, false
+		}
+	case *fsapi.EditGuard:
+		if before.Absent || (x != nil && !matches(x.Version, x.Digest)) {
+			return res, false
+		}
+		out = &fsapi.EditGuard{Version: v, Digest: digest}
+	case *fsapi.RemoveGuard:
+		if before.Absent || (x != nil && x.Version != v) {
+			return res, false
+		}
+		out = &fsapi.RemoveGuard{Version: v}
+	default:
+		return res, true
+	}
+	return out.(R), true
+}
+
+// omit records ch's content before as not kept, for why.
+func (r *recorder) omit(ch *change, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.pending {
+		if slices.Contains(c.changes, ch) && ch.data != nil {
+			c.bytes -= int64(len(ch.data))
+			r.releaseLocked(int64(len(ch.data)))
+		}
+	}
+	ch.before, ch.data = State{Omitted: why}, nil
+}
+
+// capture takes the copy of req's target for its call, and returns it
+// (nil when nothing was captured).
+func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *change {
 	exec, ok := req.Actor.(*tools.Exec)
 	if !ok || exec == nil {
-		return // outside any tool call: nothing to number it by
+		return nil // outside any tool call: nothing to number it by
 	}
 	r.mu.Lock()
 	first := r.pending[exec] == nil
@@ -122,9 +202,9 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
 		_ = r.sync(wctx)
 		cancel()
 	}
-	c := r.callOf(exec)
+	c := r.callOf(ctx, exec)
 	if c == nil || c.skip != "" {
-		return
+		return nil
 	}
 	if req.Type != "" && req.Type != fsapi.TypeFile {
 		// A directory, a symlink or a special file removed or moved: not
@@ -133,13 +213,14 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
 		r.mu.Lock()
 		c.skip = "not a regular file"
 		r.mu.Unlock()
-		return
+		return nil
 	}
 	if req.Rewind {
 		r.mu.Lock()
 		c.rewind = true
 		r.mu.Unlock()
 	}
+	r.hold(ctx, c, req.Target.Key)
 	ch := &change{t: req.Target}
 	ch.before, ch.data = r.copyOf(ctx, req.Target)
 	if ch.data != nil && !r.reserve(ctx, int64(len(ch.data))) {
@@ -149,11 +230,63 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) {
 	c.changes = append(c.changes, ch)
 	c.bytes += int64(len(ch.data))
 	r.mu.Unlock()
+	return ch
 }
 
-// callOf returns the pending call of exec, starting it; nil when too many
-// calls are pending.
-func (r *recorder) callOf(exec *tools.Exec) *call {
+// hold claims key for c until the mutation of it is observed or the call
+// ends: a call of this process that is about to change the same file
+// waits (up to roomWait, or ctx's end) before it copies it, so the copy
+// is what the mutation replaces and the steps of one file are numbered in
+// the order of its mutations. A call that holds a file already never
+// waits for another (a move's two files), so no two calls wait on each
+// other; tighten keeps its copy exact.
+func (r *recorder) hold(ctx context.Context, c *call, key string) {
+	timer := time.NewTimer(roomWait)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		h := r.holds[key]
+		if h == nil {
+			r.holds[key] = &hold{c: c, done: make(chan struct{})}
+			c.held = append(c.held, key)
+			r.mu.Unlock()
+			return
+		}
+		if h.c == c || len(c.held) > 0 {
+			r.mu.Unlock()
+			return
+		}
+		done := h.done
+		r.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// releaseLockedKey ends c's hold of key, if it has it. r.mu is held.
+func (r *recorder) releaseLockedKey(c *call, key string) {
+	if h := r.holds[key]; h != nil && h.c == c {
+		delete(r.holds, key)
+		close(h.done)
+	}
+}
+
+// releaseLockedAll ends every hold of c. r.mu is held.
+func (r *recorder) releaseLockedAll(c *call) {
+	for _, key := range c.held {
+		r.releaseLockedKey(c, key)
+	}
+	c.held = nil
+}
+
+// callOf returns the pending call of exec, starting it (its holds end
+// with ctx, the call's context); nil when too many calls are pending.
+func (r *recorder) callOf(ctx context.Context, exec *tools.Exec) *call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c := r.pending[exec]; c != nil {
@@ -170,6 +303,11 @@ func (r *recorder) callOf(exec *tools.Exec) *call {
 	}
 	c := &call{exec: exec, conv: conv, timeline: tl, tool: exec.ToolName(), started: time.Now(), done: make(chan struct{})}
 	r.pending[exec] = c
+	context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.releaseLockedAll(c)
+		r.mu.Unlock()
+	})
 	return c
 }
 
@@ -266,6 +404,7 @@ func (r *recorder) observed(_ context.Context, ob events.Observation) error {
 	for _, ch := range c.changes {
 		if !matched && !ch.observed && ch.t.Key == ob.Target.Key {
 			matched, ch.observed = true, true
+			r.releaseLockedKey(c, ch.t.Key)
 			if ob.Kind == events.Absent {
 				ch.after = State{Absent: true}
 			} else {
@@ -283,6 +422,8 @@ func (r *recorder) observed(_ context.Context, ob events.Observation) error {
 // queueLocked hands c to the worker. r.mu is held.
 func (r *recorder) queueLocked(c *call) {
 	delete(r.pending, c.exec)
+	r.releaseLockedAll(c)
+	c.ended = time.Now()
 	r.queued++
 	c.seq = r.queued
 	r.ready = append(r.ready, c)
@@ -314,6 +455,7 @@ func (r *recorder) finish(exec *tools.Exec) *call {
 	c.changes = kept
 	if len(kept) == 0 || c.skip != "" {
 		delete(r.pending, exec)
+		r.releaseLockedAll(c)
 		r.releaseLocked(c.bytes)
 		return nil
 	}
@@ -413,6 +555,7 @@ func (r *recorder) expire() {
 	for exec, c := range r.pending {
 		if time.Since(c.started) > pendingTimeout {
 			delete(r.pending, exec)
+			r.releaseLockedAll(c)
 			r.releaseLocked(c.bytes)
 		}
 	}
@@ -423,7 +566,7 @@ func (r *recorder) expire() {
 // the lines added and removed.
 func (r *recorder) flush(c *call) error {
 	ctx := context.Background()
-	s := Step{Time: time.Now().UTC(), Conversation: c.conv, Timeline: c.timeline, Tool: c.tool}
+	s := Step{Time: c.ended.UTC(), Conversation: c.conv, Timeline: c.timeline, Tool: c.tool}
 	blobs := map[string][]byte{}
 	for _, ch := range c.changes {
 		cs := Change{Path: ch.t.DisplayPath, Key: ch.t.Key, Before: ch.before, After: ch.after}

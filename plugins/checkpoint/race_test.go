@@ -1,0 +1,146 @@
+package checkpoint_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/host"
+	"github.com/dsh-go/dsh/internal/stacktest"
+	"github.com/dsh-go/dsh/plugins/checkpoint"
+	"github.com/dsh-go/dsh/plugins/fsapi"
+)
+
+// journal returns the store's steps as its journal holds them.
+func journal(t *testing.T, s *stacktest.Stack) []checkpoint.Step {
+	t.Helper()
+	f, err := os.Open(filepath.Join(checkpoint.Key.Must(s.Host.Root()).Dir(), "steps.jsonl"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	defer f.Close()
+	var out []checkpoint.Step
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var st checkpoint.Step
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &st))
+		out = append(out, st)
+	}
+	return out
+}
+
+func sha(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestParallelWritesOfOneFileAreStepsInTheirOrder: twelve blind writes of
+// one file at once (no read-before-edit policy, as a deployment without
+// fspolicy has) all land, and their steps chain: each step's bytes before
+// are the bytes the previous one left, so a rewind to any of them puts
+// back the bytes right after it.
+func TestParallelWritesOfOneFileAreStepsInTheirOrder(t *testing.T) {
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	s := stacktest.New(t, stacktest.Options{NoPolicy: true, Checkpoint: map[string]any{}})
+	conv := s.Conversation("c")
+	put(t, s, "x.txt", "orig\n")
+	var wg sync.WaitGroup
+	for k := range 12 {
+		wg.Go(func() {
+			res := s.Call(t.Context(), conv, "write", fmt.Sprintf(`{"file_path":"x.txt","content":"writer %d\n"}`, k))
+			assert.False(t, res.IsError, res.Text())
+		})
+	}
+	wg.Wait()
+	call(t, s, conv, "checkpoints", `{}`) // every step stored
+	steps := journal(t, s)
+	require.Len(t, steps, 12)
+	prev := sha("orig\n")
+	for _, st := range steps {
+		require.Len(t, st.Changes, 1)
+		assert.Equal(t, prev, st.Changes[0].Before.SHA256, "step %d starts where the one before ended", st.N)
+		prev = st.Changes[0].After.SHA256
+	}
+	assert.Equal(t, sha(file(t, s, "x.txt")), prev, "the last step left what the file holds")
+
+	after6 := steps[5].Changes[0].After.SHA256
+	call(t, s, conv, "rewind", `{"to_step":6}`)
+	assert.Equal(t, after6, sha(file(t, s, "x.txt")), "the bytes right after step 6")
+}
+
+// TestAFileChangedAfterTheCopyIsNeverRecordedWrong: another writer changes
+// the file between the plugin's copy and the mutation (a guard outside the
+// plugin's plays it): the mutation is refused rather than recorded with
+// bytes before that it did not replace, and the other writer's bytes stay.
+func TestAFileChangedAfterTheCopyIsNeverRecordedWrong(t *testing.T) {
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	for _, tool := range []string{"write", "edit", "delete"} {
+		t.Run(tool, func(t *testing.T) {
+			s := stacktest.New(t, stacktest.Options{NoPolicy: true, Checkpoint: map[string]any{}})
+			conv := s.Conversation("c")
+			put(t, s, "x.txt", "orig\n")
+			var once sync.Once
+			intrude := func(context.Context) {
+				once.Do(func() { require.NoError(t, os.WriteFile(filepath.Join(s.W, "x.txt"), []byte("theirs\n"), 0o644)) })
+			}
+			var err error
+			switch tool {
+			case "write":
+				_, err = events.FSWriteIntent.On(s.Host.Root(), func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
+					res, err := next(ctx)
+					intrude(ctx)
+					return res, err
+				}, host.Prepend())
+			case "edit":
+				_, err = events.FSEditIntent.On(s.Host.Root(), func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.EditGuard]) (*fsapi.EditGuard, error) {
+					res, err := next(ctx)
+					intrude(ctx)
+					return res, err
+				}, host.Prepend())
+			case "delete":
+				_, err = events.FSRemoveIntent.On(s.Host.Root(), func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.RemoveGuard]) (*fsapi.RemoveGuard, error) {
+					res, err := next(ctx)
+					intrude(ctx)
+					return res, err
+				}, host.Prepend())
+			}
+			require.NoError(t, err)
+			args := map[string]string{
+				"write":  `{"file_path":"x.txt","content":"mine\n"}`,
+				"edit":   `{"file_path":"x.txt","old_string":"\n","new_string":"!\n"}`,
+				"delete": `{"path":"x.txt"}`,
+			}[tool]
+			res := s.Call(t.Context(), conv, tool, args)
+			require.True(t, res.IsError, res.Text())
+			assert.Contains(t, res.Text(), "changed since it was read")
+			assert.Equal(t, "theirs\n", file(t, s, "x.txt"))
+			call(t, s, conv, "checkpoints", `{}`)
+			for _, st := range journal(t, s) {
+				for _, c := range st.Changes {
+					assert.NotEqual(t, sha("orig\n"), c.Before.SHA256, "step %d claims to have replaced bytes it did not", st.N)
+				}
+			}
+			// The next call copies what is there.
+			res = s.Call(t.Context(), conv, tool, args)
+			require.False(t, res.IsError, res.Text())
+			call(t, s, conv, "checkpoints", `{}`)
+			steps := journal(t, s)
+			require.Len(t, steps, 1)
+			assert.Equal(t, sha("theirs\n"), steps[0].Changes[0].Before.SHA256, "step "+strconv.FormatInt(steps[0].N, 10))
+		})
+	}
+}
