@@ -35,6 +35,20 @@ const (
 	pendingTimeout = 15 * time.Minute
 )
 
+// maxLost is how many steps the store refused are remembered, to list
+// and to name in a rewind; the oldest are forgotten first.
+const maxLost = 100
+
+// lostStep is a step the store refused (its lock held by another process
+// too long, its disk failing): the files it changed cannot be rewound past
+// it, and checkpoints and rewind say why.
+type lostStep struct {
+	timeline, tool string
+	ended          time.Time
+	paths, keys    []string
+	why            string
+}
+
 // recorder is one activation's capture: the guards, the listener and the
 // worker that writes steps to the store.
 type recorder struct {
@@ -51,6 +65,7 @@ type recorder struct {
 	bytes     int64             // content held by pending and ready calls
 	timelines map[string]string // conversation → its incarnation's timeline
 	holds     map[string]*hold  // provider key → the call about to change it
+	lost      []lostStep        // the latest steps the store refused, at most maxLost
 	queued    uint64            // calls handed to the worker
 	flushed   uint64            // calls the worker finished
 	progress  *sync.Cond        // signalled when flushed grows
@@ -536,16 +551,37 @@ func (r *recorder) flushReady() {
 		r.ready = r.ready[1:]
 		r.mu.Unlock()
 		c.err = r.flush(c)
+		r.mu.Lock()
 		if c.err != nil {
 			r.s.Logger().Warn("checkpoint: a step was not stored", "tool", c.tool, "error", c.err)
+			l := lostStep{timeline: c.timeline, tool: c.tool, ended: c.ended, why: c.err.Error()}
+			for _, ch := range c.changes {
+				l.paths, l.keys = append(l.paths, ch.t.DisplayPath), append(l.keys, ch.t.Key)
+			}
+			if len(r.lost) == maxLost {
+				r.lost = r.lost[1:]
+			}
+			r.lost = append(r.lost, l)
 		}
-		r.mu.Lock()
 		r.releaseLocked(c.bytes)
 		r.flushed = max(r.flushed, c.seq)
 		r.progress.Broadcast()
 		r.mu.Unlock()
 		close(c.done)
 	}
+}
+
+// lostOf returns the steps the store refused of sc, oldest first.
+func (r *recorder) lostOf(sc scope) []lostStep {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []lostStep
+	for _, l := range r.lost {
+		if sc.Timeline == "" || l.timeline == sc.Timeline {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // expire drops the calls pending longer than pendingTimeout.

@@ -235,6 +235,42 @@ func TestAStoreInsideTheWorkspaceIsRefused(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(w, "state"))
 }
 
+// TestADefaultStoreInsideTheWorkspaceLeavesThePluginInert: a workspace
+// that holds the default location (the home directory) still serves; the
+// plugin records nothing and registers no tool.
+func TestADefaultStoreInsideTheWorkspaceLeavesThePluginInert(t *testing.T) {
+	w, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	t.Setenv("DSH_STATE_DIR", "")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(w, ".local", "state"))
+	cfg := checkpoint.DefaultConfig()
+	cfg.UseWorkspace(w)
+	s := stacktest.New(t, stacktest.Options{W: w})
+	inst, err := s.Host.Plugin(t.Context(), checkpoint.Plugin, cfg)
+	require.NoError(t, err)
+	require.NoError(t, inst.Err())
+	_, ok := checkpoint.Key.Get(s.Host.Root())
+	assert.False(t, ok, "no service")
+	res := s.Call(t.Context(), s.Conversation("c"), "checkpoints", `{}`)
+	assert.Equal(t, `Error: unknown tool "checkpoints"`, res.Text())
+	call(t, s, s.Conversation("c"), "write", `{"file_path":"a.txt","content":"x"}`)
+	assert.NoDirExists(t, filepath.Join(w, ".local"))
+}
+
+// TestEveryStoreUnderTheStateDirectoryIsProtected: a root wider than the
+// workspace does not reach another workspace's store either.
+func TestEveryStoreUnderTheStateDirectoryIsProtected(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("DSH_STATE_DIR", state)
+	other := filepath.Join(state, "checkpoints", "0000", "steps.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o700))
+	s := stacktest.New(t, stacktest.Options{Checkpoint: map[string]any{}, FSLocal: map[string]any{"root": "/"}})
+	res := s.Call(t.Context(), s.Conversation("c"), "write", fmt.Sprintf(`{"file_path":%q,"content":"x"}`, other))
+	require.True(t, res.IsError, res.Text())
+	assert.Contains(t, res.Text(), "it is a file this server keeps for itself")
+	assert.NoFileExists(t, other)
+}
+
 func TestTheStoreIsProtected(t *testing.T) {
 	s := stack(t, nil)
 	c := checkpoint.Key.Must(s.Host.Root())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/dsh-go/dsh/events"
 	"github.com/dsh-go/dsh/host"
@@ -17,7 +18,9 @@ import (
 // protected as the plugin's state), puts its guard on the three intent
 // chains and its recorder on fs/observed and conversation/closed,
 // registers the tools `checkpoints` and `rewind`, and provides [Key].
-// A provider that cannot open raw bytes (fsapi.Opener) leaves it inert.
+// A provider that cannot open raw bytes (fsapi.Opener), or a default
+// store location (no DSH_STATE_DIR) inside the workspace, leaves it inert
+// with a warning; a DSH_STATE_DIR inside the workspace fails it.
 var Plugin = host.Define[Config]("checkpoint", apply,
 	host.Inject(fsapi.Key, tools.Key),
 	host.Defaults(DefaultConfig))
@@ -40,7 +43,8 @@ func (c *Checkpoints) Dir() string { return c.dir }
 
 // Lines returns every step of the store, one line each, oldest first, as
 // `dshhost checkpoints` prints them: `<n> <time> <conversation> <tool>
-// <changes>` (docs/checkpoints.md).
+// <changes>` (docs/checkpoints.md), then the steps of this process the
+// store refused (`not stored: …`).
 func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	if err := c.r.sync(ctx); err != nil {
 		return nil, err
@@ -53,7 +57,7 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	for i, s := range steps {
 		out[i] = c.r.line(s, true)
 	}
-	return out, nil
+	return append(out, lostLines(c.r.lostOf(scope{}))...), nil
 }
 
 // Rewind puts the workspace back to its state right after step to
@@ -93,13 +97,22 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 		return err
 	}
 	if inside(dir, ws) {
+		if os.Getenv("DSH_STATE_DIR") == "" {
+			// The default location under a workspace such as the home
+			// directory: the rest of the deployment serves; this plugin
+			// records nothing.
+			s.Logger().Warn(fmt.Sprintf("checkpoint: the default store %q is inside the workspace %q, where the tools could change it; nothing is recorded: set DSH_STATE_DIR to a directory outside it", dir, ws))
+			return nil
+		}
 		return fmt.Errorf("checkpoint: the store %q is inside the workspace %q, where the tools could change it; set DSH_STATE_DIR to a directory outside it", dir, ws)
 	}
 	st := newStore(dir, cfg.MaxStoreBytes, cfg.MaxAge)
 	if _, err := s.Effect("checkpoint store", func(context.Context) error { return st.close() }); err != nil {
 		return err
 	}
-	if _, err := fsapi.Protect(s, fsapi.ProtectState, dir); err != nil {
+	// Every workspace's store under the same state directory, not only
+	// this one's: a root wider than the workspace reaches the others.
+	if _, err := fsapi.Protect(s, fsapi.ProtectState, filepath.Dir(dir)); err != nil {
 		return err
 	}
 	r := newRecorder(s, fsys, open, st, cfg.MaxFileBytes)

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -143,4 +145,61 @@ func TestAFileChangedAfterTheCopyIsNeverRecordedWrong(t *testing.T) {
 			assert.Equal(t, sha("theirs\n"), steps[0].Changes[0].Before.SHA256, "step "+strconv.FormatInt(steps[0].N, 10))
 		})
 	}
+}
+
+// TestAStepTheStoreRefusesIsListedAndNamed: the store cannot take a step
+// (its journal is not a file for a while): the call itself lands, the
+// step is listed as not stored with why, and a rewind over the file says
+// which call changed it instead of blaming someone else.
+func TestAStepTheStoreRefusesIsListedAndNamed(t *testing.T) {
+	s := stack(t, nil)
+	conv := s.Conversation("c")
+	put(t, s, "a.txt", "v0\n")
+	call(t, s, conv, "read", `{"file_path":"a.txt"}`)
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v1\n"}`)
+	call(t, s, conv, "checkpoints", `{}`)
+	j := filepath.Join(checkpoint.Key.Must(s.Host.Root()).Dir(), "steps.jsonl")
+	require.NoError(t, os.Rename(j, j+".aside"))
+	require.NoError(t, os.Mkdir(j, 0o700))
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v2\n"}`)
+	res := s.Call(t.Context(), conv, "checkpoints", `{}`)
+	require.True(t, res.IsError, "the store cannot be read: %s", res.Text())
+	require.NoError(t, os.Remove(j))
+	require.NoError(t, os.Rename(j+".aside", j))
+
+	list := call(t, s, conv, "checkpoints", `{}`)
+	lines := strings.Split(list, "\n")
+	require.Len(t, lines, 2, list)
+	assert.Regexp(t, `^1 .* write `, lines[0])
+	assert.Regexp(t, `^not stored: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ write `+regexp.QuoteMeta(filepath.Join(s.W, "a.txt"))+`: checkpoint store: .*is a directory$`, lines[1])
+	out := call(t, s, conv, "rewind", `{"to_step":0}`)
+	assert.Regexp(t, `left alone .*a.txt: changed since step 1 by a call whose step was not stored \(checkpoint store: .*is a directory\)`, out)
+	assert.Equal(t, "v2\n", file(t, s, "a.txt"))
+}
+
+// TestContentTheStoreCannotKeepIsNotRestorable: the store cannot write
+// content (its blobs directory is a file for a while, as a full disk
+// refuses it): the step is stored without it, marked not restorable, and
+// the steps around it still rewind.
+func TestContentTheStoreCannotKeepIsNotRestorable(t *testing.T) {
+	s := stack(t, nil)
+	conv := s.Conversation("c")
+	put(t, s, "a.txt", "v0\n")
+	call(t, s, conv, "read", `{"file_path":"a.txt"}`)
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v1\n"}`)
+	call(t, s, conv, "checkpoints", `{}`)
+	blobs := filepath.Join(checkpoint.Key.Must(s.Host.Root()).Dir(), "blobs")
+	require.NoError(t, os.Rename(blobs, blobs+".aside"))
+	require.NoError(t, os.WriteFile(blobs, nil, 0o600))
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v2\n"}`)
+	list := call(t, s, conv, "checkpoints", `{}`)
+	require.NoError(t, os.Remove(blobs))
+	require.NoError(t, os.Rename(blobs+".aside", blobs))
+	assert.Regexp(t, `(?m)^2 .* write .*a.txt \+1 -1 \(not restorable: the store could not keep it: not a directory\)$`, list)
+
+	out := call(t, s, conv, "rewind", `{"to_step":1}`)
+	assert.Contains(t, out, "left alone "+filepath.Join(s.W, "a.txt")+": not restorable: the store could not keep it: not a directory")
+	out = call(t, s, conv, "rewind", `{"to_step":0}`)
+	assert.Contains(t, out, "restored "+filepath.Join(s.W, "a.txt"), "step 2 still says what it left")
+	assert.Equal(t, "v0\n", file(t, s, "a.txt"))
 }

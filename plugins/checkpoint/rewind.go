@@ -49,6 +49,7 @@ type target struct {
 	want      State // the file at the step rewound to
 	last      State // what the last later step left
 	lastStep  int64
+	lost      string // why a later change of it was not stored ("" when none was lost)
 }
 
 // rewind restores every file that a step of sc after step to changed to
@@ -94,6 +95,13 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 				targets = append(targets, tg)
 			}
 			tg.path, tg.last, tg.lastStep = c.Path, c.After, s.N
+		}
+	}
+	for _, l := range r.lostOf(sc) {
+		for _, k := range l.keys {
+			if tg := byKey[k]; tg != nil {
+				tg.lost = l.why
+			}
 		}
 	}
 	if len(targets) == 0 {
@@ -180,6 +188,9 @@ func (r *recorder) restore(ctx context.Context, exec *tools.Exec, args map[strin
 	// A file already as it was at the step (put back by a rewind a crash
 	// interrupted, or by someone else) needs nothing, whoever changed it.
 	changed := fmt.Sprintf("changed since step %d by someone else", tg.lastStep)
+	if why := tg.lost; why != "" {
+		changed = fmt.Sprintf("changed since step %d by a call whose step was not stored (%s)", tg.lastStep, why)
+	}
 	switch {
 	case tg.want.Absent && info == nil, !tg.want.Absent && info != nil && sum == tg.want.SHA256:
 		return "unchanged", ""

@@ -78,6 +78,18 @@ type State struct {
 // put back.
 func (s State) kept() bool { return s.Absent || s.SHA256 != "" }
 
+// drop records the content sum as not kept, for why, in every change of
+// s that names it; the lines added and removed stay.
+func (s *Step) drop(sum, why string) {
+	for i := range s.Changes {
+		for _, st := range []*State{&s.Changes[i].Before, &s.Changes[i].After} {
+			if st.SHA256 == sum {
+				st.SHA256, st.Omitted = "", why
+			}
+		}
+	}
+}
+
 // dropped is the journal's first line after a sweep dropped old steps: the
 // numbers up to Through stay used.
 type dropped struct {
@@ -162,11 +174,31 @@ func (st *store) locked(fn func() error) error {
 	return st.flocked(fn)
 }
 
-// flocked runs fn under the flock, after reading what others appended.
-// st.mu is held.
+// lockWait bounds the wait for the store's lock while another process
+// holds it (a server stopped with SIGSTOP, a long sweep).
+const lockWait = 10 * time.Second
+
+// errLockWait is the error of a store whose lock another process held
+// for lockWait.
+var errLockWait = errors.New("checkpoint store: another process has held its lock for 10s")
+
+// flocked runs fn under the flock, after reading what others appended; it
+// waits for the flock up to lockWait, then fails with errLockWait. st.mu
+// is held.
 func (st *store) flocked(fn func() error) error {
-	if err := syscall.Flock(int(st.lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("checkpoint store: lock: %w", err)
+	deadline := time.Now().Add(lockWait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		err := syscall.Flock(int(st.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return fmt.Errorf("checkpoint store: lock: %w", err)
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w (%s)", errLockWait, st.lock.Name())
+		}
+		time.Sleep(delay)
 	}
 	defer syscall.Flock(int(st.lock.Fd()), syscall.LOCK_UN)
 	if err := st.refreshLocked(); err != nil {
@@ -245,12 +277,14 @@ func (st *store) parse(line []byte) {
 
 // commit writes blobs (content by SHA-256 hex) that the store lacks, then
 // appends s under the next number, which it sets; it sweeps when the
-// store is past a bound.
+// store is past a bound. A content that cannot be written (a full disk)
+// is recorded in s as not kept, with why, and the step is appended
+// without it, so the steps after it still know what the file held.
 func (st *store) commit(s *Step, blobs map[string][]byte) error {
 	return st.locked(func() error {
 		for sum, data := range blobs {
 			if err := st.writeBlobLocked(sum, data); err != nil {
-				return err
+				s.drop(sum, "the store could not keep it: "+cause(err))
 			}
 		}
 		s.N = st.last + 1
@@ -481,6 +515,16 @@ func (st *store) rewriteLocked(keep []Step) error {
 	}
 	st.id, st.off, st.steps = fileID{}, 0, nil
 	return st.refreshLocked()
+}
+
+// cause returns the system's reason for err ("no space left on device"),
+// or err's text when it has none.
+func cause(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
 }
 
 // syncDir makes a directory's entries durable.

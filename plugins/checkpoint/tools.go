@@ -49,6 +49,7 @@ func (r *recorder) checkpoints(ctx context.Context, args tools.Args, exec *tools
 	if tl == "" {
 		return "no steps yet: this conversation has changed no file through the tools", nil
 	}
+	lost := r.lostOf(scope{Timeline: tl})
 	steps, err := r.store.snapshot()
 	if err != nil {
 		return nil, err
@@ -59,21 +60,29 @@ func (r *recorder) checkpoints(ctx context.Context, args tools.Args, exec *tools
 			mine = append(mine, s)
 		}
 	}
-	if len(mine) == 0 {
+	if len(mine) == 0 && len(lost) == 0 {
 		return "no steps yet: this conversation has changed no file through the tools", nil
 	}
-	var b strings.Builder
+	var lines []string
 	if len(mine) > limit {
-		fmt.Fprintf(&b, "%d earlier steps not shown; pass a larger limit to see them\n", len(mine)-limit)
+		lines = append(lines, fmt.Sprintf("%d earlier steps not shown; pass a larger limit to see them", len(mine)-limit))
 		mine = mine[len(mine)-limit:]
 	}
-	for i, s := range mine {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(r.line(s, false))
+	for _, s := range mine {
+		lines = append(lines, r.line(s, false))
 	}
-	return b.String(), nil
+	return strings.Join(append(lines, lostLines(lost)...), "\n"), nil
+}
+
+// lostLines are the steps the store refused as checkpoints and `dshhost
+// checkpoints` list them, after the steps: `not stored: <time> <tool>
+// <path>[; <path>…]: <why>`.
+func lostLines(lost []lostStep) []string {
+	var out []string
+	for _, l := range lost {
+		out = append(out, fmt.Sprintf("not stored: %s %s %s: %s", l.ended.UTC().Format(time.RFC3339), l.tool, strings.Join(l.paths, "; "), l.why))
+	}
+	return out
 }
 
 // line is one step as checkpoints and `dshhost checkpoints` list it:
