@@ -81,7 +81,6 @@ type call struct {
 	tool     string
 	started  time.Time
 	skip     string // why the call is not captured ("" when it is)
-	rewind   bool   // a rewind's: handed to the worker by finish alone
 	changes  []*change
 	held     []string  // the keys it holds (recorder.holds)
 	ended    time.Time // when its last mutation was observed
@@ -205,6 +204,9 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *chang
 	if !ok || exec == nil {
 		return nil // outside any tool call: nothing to number it by
 	}
+	if req.Rewind {
+		return nil // a rewind records its step itself, before it restores
+	}
 	r.mu.Lock()
 	first := r.pending[exec] == nil
 	r.mu.Unlock()
@@ -229,11 +231,6 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *chang
 		c.skip = "not a regular file"
 		r.mu.Unlock()
 		return nil
-	}
-	if req.Rewind {
-		r.mu.Lock()
-		c.rewind = true
-		r.mu.Unlock()
 	}
 	r.hold(ctx, c, req.Target.Key)
 	ch := &change{t: req.Target}
@@ -311,12 +308,7 @@ func (r *recorder) callOf(ctx context.Context, exec *tools.Exec) *call {
 		return nil
 	}
 	conv, _ := exec.Conversation()
-	tl := r.timelines[conv]
-	if tl == "" {
-		tl = uuid.NewString()
-		r.timelines[conv] = tl
-	}
-	c := &call{exec: exec, conv: conv, timeline: tl, tool: exec.ToolName(), started: time.Now(), done: make(chan struct{})}
+	c := &call{exec: exec, conv: conv, timeline: r.timelineLocked(conv), tool: exec.ToolName(), started: time.Now(), done: make(chan struct{})}
 	r.pending[exec] = c
 	context.AfterFunc(ctx, func() {
 		r.mu.Lock()
@@ -428,7 +420,7 @@ func (r *recorder) observed(_ context.Context, ob events.Observation) error {
 		}
 		all = all && ch.observed
 	}
-	if all && len(c.changes) > 0 && !c.rewind {
+	if all && len(c.changes) > 0 {
 		r.queueLocked(c)
 	}
 	return nil
@@ -448,34 +440,15 @@ func (r *recorder) queueLocked(c *call) {
 	}
 }
 
-// finish hands exec's call to the worker with the changes observed so far
-// (a rewind's, whose files are restored one by one, some left alone), and
-// returns it; nil when it captured nothing.
-func (r *recorder) finish(exec *tools.Exec) *call {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.pending[exec]
-	if c == nil {
-		return nil
+// timelineLocked returns conv's current timeline, starting one when it
+// has none. r.mu is held.
+func (r *recorder) timelineLocked(conv string) string {
+	tl := r.timelines[conv]
+	if tl == "" {
+		tl = uuid.NewString()
+		r.timelines[conv] = tl
 	}
-	kept := c.changes[:0]
-	for _, ch := range c.changes {
-		if ch.observed {
-			kept = append(kept, ch)
-		} else {
-			c.bytes -= int64(len(ch.data))
-			r.releaseLocked(int64(len(ch.data)))
-		}
-	}
-	c.changes = kept
-	if len(kept) == 0 || c.skip != "" {
-		delete(r.pending, exec)
-		r.releaseLockedAll(c)
-		r.releaseLocked(c.bytes)
-		return nil
-	}
-	r.queueLocked(c)
-	return c
+	return tl
 }
 
 // closed starts a new timeline for a conversation that starts anew.

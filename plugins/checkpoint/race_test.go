@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/dsh-go/dsh/internal/stacktest"
 	"github.com/dsh-go/dsh/plugins/checkpoint"
 	"github.com/dsh-go/dsh/plugins/fsapi"
+	"github.com/dsh-go/dsh/plugins/tools"
 )
 
 // journal returns the store's steps as its journal holds them.
@@ -202,4 +204,66 @@ func TestContentTheStoreCannotKeepIsNotRestorable(t *testing.T) {
 	out = call(t, s, conv, "rewind", `{"to_step":0}`)
 	assert.Contains(t, out, "restored "+filepath.Join(s.W, "a.txt"), "step 2 still says what it left")
 	assert.Equal(t, "v0\n", file(t, s, "a.txt"))
+}
+
+// TestARewindCutShortIsUndoneOrFinishedLater: a rewind stops between its
+// files (as a crash would stop it: its step stored, one file restored,
+// the others not, no completion); another server on the same workspace
+// lists the step as not completed, undoes it, and then finishes the
+// rewind, file by file as the tools left them.
+func TestARewindCutShortIsUndoneOrFinishedLater(t *testing.T) {
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	a := stacktest.New(t, stacktest.Options{Checkpoint: map[string]any{}})
+	conv := a.Conversation("c")
+	for i := range 3 {
+		name := fmt.Sprintf("f%d.txt", i)
+		put(t, a, name, "v0\n")
+		call(t, a, conv, "read", `{"file_path":"`+name+`"}`)
+		call(t, a, conv, "write", `{"file_path":"`+name+`","content":"v1\n"}`)
+	}
+	reached, release := make(chan struct{}), make(chan struct{})
+	n := 0
+	_, err := events.FSWriteIntent.On(a.Host.Root(), func(ctx context.Context, req events.IntentRequest, next host.Next[*fsapi.WriteIntent]) (*fsapi.WriteIntent, error) {
+		if req.Rewind {
+			if n++; n == 2 {
+				close(reached)
+				<-release
+				return nil, errors.New("stopped")
+			}
+		}
+		return next(ctx)
+	}, host.Prepend())
+	require.NoError(t, err)
+	done := make(chan string)
+	go func() { done <- a.Call(context.Background(), conv, "rewind", `{"to_step":0}`).Text() }()
+	<-reached
+	assert.Equal(t, []string{"v0\n", "v1\n", "v1\n"}, []string{file(t, a, "f0.txt"), file(t, a, "f1.txt"), file(t, a, "f2.txt")})
+
+	b := stacktest.New(t, stacktest.Options{W: a.W, Checkpoint: map[string]any{}})
+	svc := checkpoint.Key.Must(b.Host.Root())
+	lines, err := svc.Lines(t.Context())
+	require.NoError(t, err)
+	require.Len(t, lines, 4)
+	assert.Regexp(t, `^4 .* c rewind .*f0.txt \+1 -1; .*f1.txt \+1 -1; .*f2.txt \+1 -1 \(not completed\)$`, lines[3])
+
+	exec := &tools.Exec{CallID: "undo", Tool: "rewind", Conv: b.Conversation("cli")}
+	rw, err := svc.Rewind(t.Context(), exec, 3, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(a.W, "f0.txt")}, rw.Restored, rw.Text())
+	assert.Len(t, rw.Unchanged, 2, rw.Text())
+	assert.Equal(t, []string{"v1\n", "v1\n", "v1\n"}, []string{file(t, a, "f0.txt"), file(t, a, "f1.txt"), file(t, a, "f2.txt")})
+
+	rw, err = svc.Rewind(t.Context(), exec, 0, nil)
+	require.NoError(t, err)
+	assert.Len(t, rw.Restored, 3, rw.Text())
+	assert.Empty(t, rw.Left, rw.Text())
+	assert.Equal(t, []string{"v0\n", "v0\n", "v0\n"}, []string{file(t, a, "f0.txt"), file(t, a, "f1.txt"), file(t, a, "f2.txt")})
+
+	close(release)
+	out := <-done
+	assert.Contains(t, out, "left alone", "the first server's rewind ends without touching what the second put back")
+	assert.Equal(t, []string{"v0\n", "v0\n", "v0\n"}, []string{file(t, a, "f0.txt"), file(t, a, "f1.txt"), file(t, a, "f2.txt")})
+	lines, err = svc.Lines(t.Context())
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(lines, "\n"), "not completed")
 }

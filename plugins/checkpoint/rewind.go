@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/dsh-go/dsh/events"
+	"github.com/dsh-go/dsh/internal/linediff"
 	"github.com/dsh-go/dsh/plugins/fsapi"
 	"github.com/dsh-go/dsh/plugins/tools"
 )
@@ -43,13 +45,29 @@ type scope struct {
 func (sc scope) has(s Step) bool { return sc.Timeline == "" || s.Timeline == sc.Timeline }
 
 // target is one file a rewind puts back: the bytes it had before the
-// first later step changed it, and what the last later step left.
+// first later step changed it, and what the last later step left (or,
+// when that step is a rewind a crash cut short, what it found).
 type target struct {
-	key, path string
-	want      State // the file at the step rewound to
-	last      State // what the last later step left
-	lastStep  int64
-	lost      string // why a later change of it was not stored ("" when none was lost)
+	key, path   string
+	want        State // the file at the step rewound to
+	last        State // what the last later step left
+	lastBefore  State // what the last later step found, when it is Pending
+	lastStep    int64
+	lastPending bool
+	lost        string // why a later change of it was not stored ("" when none was lost)
+}
+
+// action is a file a rewind changes: its target as it is now (info nil
+// when absent; sum and digest of its bytes) and the lines the rewind adds
+// and removes.
+type action struct {
+	tg             *target
+	t              fsapi.Target
+	info           *fsapi.Info
+	sum, digest    string
+	data           []byte // its bytes now, when the store lacks them
+	added, removed int
+	counted        bool
 }
 
 // rewind restores every file that a step of sc after step to changed to
@@ -57,9 +75,13 @@ type target struct {
 // keys with the spelling to report), through the intent guards (marked
 // Rewind, so no decider decides), as exec's call. A file whose current
 // bytes are not what the last of those steps left is left alone, as is a
-// file whose content at to was not kept or was evicted. Errors: `step <N>
-// does not exist`, `step <N> belongs to another conversation`, `nothing to
-// rewind: no step … after step <N>`, a store failure, ctx's end.
+// file whose content at to was not kept or was evicted. The rewind's own
+// step is stored, Pending, before the first file is restored, and
+// completed after the last, so a crash in between leaves a step that a
+// later rewind still undoes or finishes. Errors: `step <N> does not
+// exist`, `step <N> belongs to another conversation`, `nothing to rewind:
+// … has no step after step <N>`, a store failure (nothing restored), ctx's
+// end.
 func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string]any, sc scope, to int64, paths map[string]string) (Rewound, error) {
 	out := Rewound{To: to}
 	if err := r.sync(ctx); err != nil {
@@ -94,7 +116,7 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 				byKey[c.Key] = tg
 				targets = append(targets, tg)
 			}
-			tg.path, tg.last, tg.lastStep = c.Path, c.After, s.N
+			tg.path, tg.last, tg.lastBefore, tg.lastStep, tg.lastPending = c.Path, c.After, c.Before, s.N, s.Pending
 		}
 	}
 	for _, l := range r.lostOf(sc) {
@@ -124,27 +146,44 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 			out.Left = append(out.Left, LeftAlone{p, fmt.Sprintf("not changed after step %d", to)})
 		}
 	}
+	var acts []*action
 	for _, tg := range targets {
-		done, why := r.restore(ctx, exec, args, tg)
-		switch done {
-		case "restored":
-			out.Restored = append(out.Restored, tg.path)
-		case "deleted":
-			out.Deleted = append(out.Deleted, tg.path)
-		case "unchanged":
+		a, why := r.plan(ctx, tg)
+		switch {
+		case a != nil:
+			acts = append(acts, a)
+		case why == "":
 			out.Unchanged = append(out.Unchanged, tg.path)
 		default:
 			out.Left = append(out.Left, LeftAlone{tg.path, why})
 		}
-		if ctx.Err() != nil {
-			break
-		}
 	}
-	if c := r.finish(exec); c != nil {
-		select {
-		case <-c.done:
-			out.Step = c.n
-		case <-ctx.Done():
+	if len(acts) > 0 {
+		n, err := r.begin(exec, acts)
+		if err != nil {
+			return out, err
+		}
+		var left []string
+		for _, a := range acts {
+			done, why := "", "the rewind was cancelled"
+			if ctx.Err() == nil {
+				done, why = r.apply(ctx, exec, args, a)
+			}
+			switch done {
+			case "restored":
+				out.Restored = append(out.Restored, a.tg.path)
+			case "deleted":
+				out.Deleted = append(out.Deleted, a.tg.path)
+			default:
+				out.Left = append(out.Left, LeftAlone{a.tg.path, why})
+				left = append(left, a.tg.key)
+			}
+		}
+		if err := r.store.complete(n, left); err != nil {
+			r.s.Logger().Warn("checkpoint: a rewind's step was not completed", "step", n, "error", err)
+		}
+		if len(left) < len(acts) {
+			out.Step = n
 		}
 	}
 	for _, s := range steps {
@@ -153,6 +192,37 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 		}
 	}
 	return out, ctx.Err()
+}
+
+// begin stores the Pending step of a rewind that will carry out acts, as
+// exec's call, and returns its number.
+func (r *recorder) begin(exec *tools.Exec, acts []*action) (int64, error) {
+	conv, _ := exec.Conversation()
+	r.mu.Lock()
+	tl := r.timelineLocked(conv)
+	r.mu.Unlock()
+	s := Step{Time: time.Now().UTC(), Conversation: conv, Timeline: tl, Tool: exec.ToolName(), Pending: true}
+	blobs := map[string][]byte{}
+	for _, a := range acts {
+		c := Change{Path: a.tg.path, Key: a.tg.key, After: a.tg.want, Added: a.added, Removed: a.removed, Counted: a.counted}
+		c.After.Version, c.After.Digest = "", ""
+		switch {
+		case a.info == nil:
+			c.Before = State{Absent: true}
+		case a.sum == "":
+			c.Before = State{Size: a.info.Size, Version: string(a.info.Version), Omitted: fmt.Sprintf("larger than %d bytes", r.max)}
+		default:
+			c.Before = State{SHA256: a.sum, Size: a.info.Size, Version: string(a.info.Version), Digest: a.digest}
+			if a.data != nil {
+				blobs[a.sum] = a.data
+			}
+		}
+		s.Changes = append(s.Changes, c)
+	}
+	if err := r.store.commit(&s, blobs); err != nil {
+		return 0, err
+	}
+	return s.N, nil
 }
 
 // indexOf returns the index of step n in steps, -1 when it is not there.
@@ -165,42 +235,74 @@ func indexOf(steps []Step, n int64) int {
 	return -1
 }
 
-// restore puts tg back; it returns "restored", "deleted" or "unchanged",
-// or "" and why it left the file alone.
-func (r *recorder) restore(ctx context.Context, exec *tools.Exec, args map[string]any, tg *target) (string, string) {
+// plan decides what a rewind does to tg: the action that puts it back, or
+// nil and why it is left alone ("" when it is already as at the step).
+func (r *recorder) plan(ctx context.Context, tg *target) (*action, string) {
 	if !tg.want.kept() {
-		return "", "not restorable: " + tg.want.Omitted
+		return nil, "not restorable: " + tg.want.Omitted
 	}
 	if tg.want.SHA256 != "" && !r.store.has(tg.want.SHA256) {
-		return "", "its content was evicted from the store"
+		return nil, "its content was evicted from the store"
 	}
 	t, err := r.fs.Resolve(ctx, tg.path, fsapi.ResolveOptions{})
 	if err != nil {
-		return "", err.Error()
+		return nil, err.Error()
 	}
 	if t.Key != tg.key {
-		return "", "its path names another file now"
+		return nil, "its path names another file now"
 	}
-	info, sum, digest, err := r.current(ctx, t)
+	info, data, err := r.current(ctx, t)
 	if err != nil {
-		return "", err.Error()
+		return nil, err.Error()
 	}
-	// A file already as it was at the step (put back by a rewind a crash
-	// interrupted, or by someone else) needs nothing, whoever changed it.
-	changed := fmt.Sprintf("changed since step %d by someone else", tg.lastStep)
-	if why := tg.lost; why != "" {
-		changed = fmt.Sprintf("changed since step %d by a call whose step was not stored (%s)", tg.lastStep, why)
+	a := &action{tg: tg, t: t, info: info}
+	if data != nil {
+		a.sum, a.digest = sumOf(data), fsapi.DigestOf(string(data)).String()
 	}
-	switch {
-	case tg.want.Absent && info == nil, !tg.want.Absent && info != nil && sum == tg.want.SHA256:
-		return "unchanged", ""
-	case tg.last.Absent && info != nil, !tg.last.Absent && info == nil:
-		return "", changed
-	case !tg.last.Absent && string(info.Version) != tg.last.Version &&
-		(tg.last.SHA256 == "" || sum != tg.last.SHA256) && (tg.last.Digest == "" || digest != tg.last.Digest):
-		return "", changed
+	// A file already as it was at the step (put back by someone else, or
+	// by a rewind a crash cut short) needs nothing, whoever changed it.
+	if tg.want.Absent && info == nil || !tg.want.Absent && info != nil && a.sum == tg.want.SHA256 {
+		return nil, ""
 	}
+	if !a.holds(tg.last) && !(tg.lastPending && a.holds(tg.lastBefore)) {
+		if tg.lost != "" {
+			return nil, fmt.Sprintf("changed since step %d by a call whose step was not stored (%s)", tg.lastStep, tg.lost)
+		}
+		return nil, fmt.Sprintf("changed since step %d by someone else", tg.lastStep)
+	}
+	if data != nil && !r.store.has(a.sum) {
+		a.data = data // the rewind's step keeps them, so it can be undone
+	}
+	if want, err := r.wanted(tg); err == nil && (data != nil || info == nil) {
+		a.added, a.removed = linediff.Count(string(data), string(want))
+		a.counted = true
+	}
+	return a, ""
+}
+
+// holds reports whether the file as a found it is in state st: absent,
+// at its version, or with its bytes (by SHA-256 or digest).
+func (a *action) holds(st State) bool {
+	if st.Absent || a.info == nil {
+		return st.Absent && a.info == nil
+	}
+	return string(a.info.Version) == st.Version && st.Version != "" ||
+		st.SHA256 != "" && a.sum == st.SHA256 || st.Digest != "" && a.digest == st.Digest
+}
+
+// wanted returns the bytes tg is put back to (nil for an absence).
+func (r *recorder) wanted(tg *target) ([]byte, error) {
 	if tg.want.Absent {
+		return nil, nil
+	}
+	return r.store.readBlob(tg.want.SHA256)
+}
+
+// apply carries out a, through the intent guards; it returns "restored"
+// or "deleted", or "" and why the file was left alone.
+func (r *recorder) apply(ctx context.Context, exec *tools.Exec, args map[string]any, a *action) (string, string) {
+	t, info := a.t, a.info
+	if a.tg.want.Absent {
 		rm, ok := r.fs.(fsapi.Remover)
 		if !ok {
 			return "", "the file system cannot delete files"
@@ -221,7 +323,7 @@ func (r *recorder) restore(ctx context.Context, exec *tools.Exec, args map[strin
 	if !ok {
 		return "", "the file system cannot restore bytes exactly"
 	}
-	data, err := r.store.readBlob(tg.want.SHA256)
+	data, err := r.store.readBlob(a.tg.want.SHA256)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "its content was evicted from the store"
 	} else if err != nil {
@@ -249,31 +351,31 @@ func (r *recorder) restore(ctx context.Context, exec *tools.Exec, args map[strin
 	return "restored", ""
 }
 
-// current returns t's state now: nil when absent, else its info and, when
-// it is a regular file of at most the file bound, the SHA-256 and the
-// fsapi.Digest (as a string) of its bytes at info's version ("" otherwise).
-func (r *recorder) current(ctx context.Context, t fsapi.Target) (*fsapi.Info, string, string, error) {
+// current returns t's state now: nil when absent, else its info and,
+// when it is a regular file of at most the file bound, its bytes at
+// info's version (nil otherwise).
+func (r *recorder) current(ctx context.Context, t fsapi.Target) (*fsapi.Info, []byte, error) {
 	for try := 0; try < 2; try++ {
 		info, err := r.fs.Stat(ctx, t)
 		if err != nil || info == nil {
-			return nil, "", "", err
+			return nil, nil, err
 		}
 		if info.Type != fsapi.TypeFile {
-			return nil, "", "", errors.New("not a regular file now")
+			return nil, nil, errors.New("not a regular file now")
 		}
 		if info.Size > r.max {
-			return info, "", "", nil
+			return info, nil, nil
 		}
 		data, err := r.readAll(ctx, t)
 		if err != nil {
-			return nil, "", "", err
+			return nil, nil, err
 		}
 		again, err := r.fs.Stat(ctx, t)
 		if err == nil && again != nil && again.Version == info.Version {
-			return info, sumOf(data), fsapi.DigestOf(string(data)).String(), nil
+			return info, data, nil
 		}
 	}
-	return nil, "", "", errors.New("it kept changing while it was read")
+	return nil, nil, errors.New("it kept changing while it was read")
 }
 
 // Text is the rewind's report as the tool and the CLI give it

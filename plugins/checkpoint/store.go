@@ -37,12 +37,18 @@ import (
 // Step is one mutating call of a conversation: its number in the
 // workspace's store, when its mutation ended, the conversation (ID and the
 // incarnation, Timeline) and tool that made it, and the files it changed.
+//
+// A rewind's step is appended before it restores anything, Pending, and
+// completed by a later line (complete) once its files are restored; a
+// Pending step that was never completed (a crash cut the rewind short)
+// left each of its files as before it or as after it.
 type Step struct {
 	N            int64     `json:"step"`
 	Time         time.Time `json:"time"`
 	Conversation string    `json:"conversation"`
 	Timeline     string    `json:"timeline"`
 	Tool         string    `json:"tool"`
+	Pending      bool      `json:"pending,omitempty"`
 	Changes      []Change  `json:"changes"`
 }
 
@@ -94,6 +100,14 @@ func (s *Step) drop(sum, why string) {
 // numbers up to Through stay used.
 type dropped struct {
 	Through int64 `json:"dropped"`
+}
+
+// completed is the line that completes the Pending step N: the files of
+// Left (provider keys) were not restored and leave the step; a step left
+// with no file leaves the index (its number stays used).
+type completed struct {
+	N    int64    `json:"complete"`
+	Left []string `json:"left,omitempty"`
 }
 
 // store is one workspace's store, shared by the processes that serve it.
@@ -267,6 +281,13 @@ func (st *store) parse(line []byte) {
 		}
 		return
 	}
+	if bytes.HasPrefix(line, []byte(`{"complete":`)) {
+		var c completed
+		if json.Unmarshal(line, &c) == nil {
+			st.completeIndex(c)
+		}
+		return
+	}
 	var s Step
 	if json.Unmarshal(line, &s) != nil || s.N <= st.last {
 		return
@@ -292,23 +313,8 @@ func (st *store) commit(s *Step, blobs map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		created := st.id == fileID{}
-		f, err := os.OpenFile(st.journal(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return fmt.Errorf("checkpoint store: %w", err)
-		}
-		_, err = f.Write(append(line, '\n'))
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && created {
-			err = syncDir(st.dir)
-		}
-		if err != nil {
-			return fmt.Errorf("checkpoint store: %w", err)
+		if err := st.appendLocked(line); err != nil {
+			return err
 		}
 		if err := st.refreshLocked(); err != nil {
 			return err
@@ -318,6 +324,59 @@ func (st *store) commit(s *Step, blobs map[string][]byte) error {
 		}
 		return nil
 	})
+}
+
+// completeIndex applies c to the index.
+func (st *store) completeIndex(c completed) {
+	i := slices.IndexFunc(st.steps, func(s Step) bool { return s.N == c.N })
+	if i < 0 || !st.steps[i].Pending {
+		return
+	}
+	s := &st.steps[i]
+	s.Pending = false
+	s.Changes = slices.DeleteFunc(slices.Clone(s.Changes), func(ch Change) bool { return slices.Contains(c.Left, ch.Key) })
+	if len(s.Changes) == 0 {
+		st.steps = slices.Delete(st.steps, i, i+1)
+	}
+}
+
+// complete appends the line that completes the Pending step n, whose
+// files of left were not restored.
+func (st *store) complete(n int64, left []string) error {
+	return st.locked(func() error {
+		line, err := json.Marshal(completed{N: n, Left: left})
+		if err != nil {
+			return err
+		}
+		if err := st.appendLocked(line); err != nil {
+			return err
+		}
+		return st.refreshLocked()
+	})
+}
+
+// appendLocked appends line and a newline to the journal, synced (and
+// its directory, when it creates the journal).
+func (st *store) appendLocked(line []byte) error {
+	created := st.id == fileID{}
+	f, err := os.OpenFile(st.journal(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && created {
+		err = syncDir(st.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint store: %w", err)
+	}
+	return nil
 }
 
 // snapshot returns the steps as the journal holds them now, oldest first.

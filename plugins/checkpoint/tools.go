@@ -89,7 +89,8 @@ func lostLines(lost []lostStep) []string {
 // `<n> <time> [<conversation>] <tool> <change>[; <change>…]`, the time in
 // UTC to the second, each change `<path> +<added> -<removed>` with
 // `created`, `deleted`, `(not restorable: <why>)` or `(content evicted)`
-// where they apply.
+// where they apply, and ` (not completed)` after a rewind a crash cut
+// short (or one still running in another process).
 func (r *recorder) line(s Step, conversation bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s ", s.N, s.Time.UTC().Format(time.RFC3339))
@@ -123,6 +124,9 @@ func (r *recorder) line(s Step, conversation bool) string {
 		case c.Before.SHA256 != "" && !r.store.has(c.Before.SHA256):
 			b.WriteString(" (content evicted)")
 		}
+	}
+	if s.Pending {
+		b.WriteString(" (not completed)")
 	}
 	return b.String()
 }
