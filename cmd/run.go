@@ -57,7 +57,13 @@ func runScript(ctx context.Context, env Env, c *common, rest []string) int {
 	enc.SetEscapeHTML(false)
 	for i, sc := range calls {
 		res := rt.reg.Execute(ctx, sc.Tool, sc.Args, &tools.Exec{Conv: conv})
-		if err := enc.Encode(scriptLine{I: i, IsError: res.IsError, Text: res.Text(), Code: res.Code()}); err != nil {
+		// Each result is written as its call ends, so a reader sees the
+		// calls that ran even when the process is killed.
+		err := enc.Encode(scriptLine{I: i, IsError: res.IsError, Text: res.Text(), Code: res.Code()})
+		if err == nil {
+			err = out.Flush()
+		}
+		if err != nil {
 			fmt.Fprintln(env.Stderr, program+" run:", err)
 			return 2
 		}

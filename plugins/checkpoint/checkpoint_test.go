@@ -176,6 +176,20 @@ func TestRewindOnlyThePathsAsked(t *testing.T) {
 	assert.Contains(t, out, "deleted "+filepath.Join(s.W, "b.txt"))
 	assert.Contains(t, out, "left alone "+filepath.Join(s.W, "c.txt")+": not changed after step 0")
 	assert.Equal(t, "a\n", file(t, s, "a.txt"))
+
+	// A directory stands for the files under it; a path that names no
+	// file of the workspace is listed, and the rest is still rewound.
+	call(t, s, conv, "write", `{"file_path":"sub/d.txt","content":"d\n"}`)
+	out = call(t, s, conv, "rewind", `{"to_step":0,"paths":["sub","../outside.txt"]}`)
+	assert.Contains(t, out, "deleted "+filepath.Join(s.W, "sub", "d.txt"))
+	assert.Contains(t, out, "left alone ../outside.txt: ")
+	assert.Equal(t, "a\n", file(t, s, "a.txt"))
+
+	res := s.Call(t.Context(), conv, "rewind", `{"to_step":0,"paths":[]}`)
+	assert.Equal(t, "Error: invalid arguments: paths must name at least one file; leave it out to rewind every file", res.Text())
+	assert.Equal(t, "INVALID_ARGS", res.Code())
+	res = s.Call(t.Context(), conv, "rewind", `{"to_step":9007199254740993}`)
+	assert.Equal(t, "Error: to_step must be 0 or a step number", res.Text(), "not exact as a JSON number")
 }
 
 func TestALargeFileIsNotRestorable(t *testing.T) {

@@ -64,14 +64,11 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 // (0: before the first step in the store), over the steps of every
 // conversation, as exec's call: the rules of the `rewind` tool. paths, when
 // not empty, are resolved against exec's working directory and limit the
-// rewind to them.
+// rewind to them (a directory: to the files under it).
 func (c *Checkpoints) Rewind(ctx context.Context, exec *tools.Exec, to int64, paths []string) (Rewound, error) {
-	var keys map[string]string
+	var keys *pathSet
 	if len(paths) > 0 {
-		var err error
-		if keys, err = c.r.keysOf(ctx, paths, exec.Cwd()); err != nil {
-			return Rewound{To: to}, err
-		}
+		keys = c.r.keysOf(ctx, paths, exec.Cwd())
 	}
 	args := map[string]any{"to_step": to}
 	if len(paths) > 0 {

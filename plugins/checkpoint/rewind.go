@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +73,8 @@ type action struct {
 
 // rewind restores every file that a step of sc after step to changed to
 // its state at to (only the files of paths, when it is not nil: provider
-// keys with the spelling to report), through the intent guards (marked
+// keys, a directory's standing for the files under it, with the spelling
+// to report), through the intent guards (marked
 // Rewind, so no decider decides), as exec's call. A file whose current
 // bytes are not what the last of those steps left is left alone, as is a
 // file whose content at to was not kept or was evicted. The rewind's own
@@ -82,7 +84,7 @@ type action struct {
 // exist`, `step <N> belongs to another conversation`, `nothing to rewind:
 // … has no step after step <N>`, a store failure (nothing restored), ctx's
 // end.
-func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string]any, sc scope, to int64, paths map[string]string) (Rewound, error) {
+func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string]any, sc scope, to int64, paths *pathSet) (Rewound, error) {
 	out := Rewound{To: to}
 	if err := r.sync(ctx); err != nil {
 		return out, err
@@ -134,17 +136,24 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 		return out, fmt.Errorf("nothing to rewind: %s has no step after step %d", who, to)
 	}
 	if paths != nil {
-		kept := targets[:0]
+		kept, matched := targets[:0], map[string]bool{}
 		for _, tg := range targets {
-			if _, ok := paths[tg.key]; ok {
-				kept = append(kept, tg)
-				delete(paths, tg.key)
+			for key := range paths.keys {
+				if tg.key == key || strings.HasPrefix(tg.key, key+"/") {
+					kept = append(kept, tg)
+					matched[key] = true
+					break
+				}
 			}
 		}
 		targets = kept
-		for _, p := range paths {
-			out.Left = append(out.Left, LeftAlone{p, fmt.Sprintf("not changed after step %d", to)})
+		out.Left = append(out.Left, paths.bad...)
+		for key, p := range paths.keys {
+			if !matched[key] {
+				out.Left = append(out.Left, LeftAlone{p, fmt.Sprintf("not changed after step %d", to)})
+			}
 		}
+		slices.SortFunc(out.Left, func(a, b LeftAlone) int { return strings.Compare(a.Path, b.Path) })
 	}
 	var acts []*action
 	for _, tg := range targets {

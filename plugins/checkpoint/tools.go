@@ -135,7 +135,7 @@ func (r *recorder) line(s Step, conversation bool) string {
 // current timeline.
 func (r *recorder) rewindTool(ctx context.Context, args tools.Args, exec *tools.Exec) (any, error) {
 	v, _ := args.Number("to_step")
-	if v < 0 || v != math.Trunc(v) || v > math.MaxInt64/2 {
+	if v < 0 || v != math.Trunc(v) || v > 1<<53-1 { // above 2^53-1 a JSON number is not exact
 		return nil, errors.New("to_step must be 0 or a step number")
 	}
 	conv, ok := exec.Conversation()
@@ -165,34 +165,46 @@ func (r *recorder) rewindTool(ctx context.Context, args tools.Args, exec *tools.
 
 // resolvePaths resolves the paths argument for exec's conversation: the
 // provider's keys, each with the path as given; nil without the argument.
-func (r *recorder) resolvePaths(ctx context.Context, args tools.Args, exec *tools.Exec) (map[string]string, error) {
+func (r *recorder) resolvePaths(ctx context.Context, args tools.Args, exec *tools.Exec) (*pathSet, error) {
 	raw, ok := args["paths"].([]any)
 	if !ok {
 		return nil, nil
+	}
+	if len(raw) == 0 {
+		return nil, tools.ErrInvalidArgs("paths must name at least one file; leave it out to rewind every file")
 	}
 	var paths []string
 	for i, p := range raw {
 		s, ok := p.(string)
 		if !ok || strings.TrimSpace(s) == "" {
-			return nil, fmt.Errorf("invalid arguments: paths[%d] must be a non-empty string", i)
+			return nil, tools.ErrInvalidArgs(fmt.Sprintf("paths[%d] must be a non-empty string", i))
 		}
 		paths = append(paths, s)
 	}
-	return r.keysOf(ctx, paths, exec.Cwd())
+	return r.keysOf(ctx, paths, exec.Cwd()), nil
 }
 
-// keysOf resolves paths against cwd to the provider's keys, each with the
-// path as given.
-func (r *recorder) keysOf(ctx context.Context, paths []string, cwd string) (map[string]string, error) {
-	out := map[string]string{}
+// pathSet is the paths a rewind is limited to: the provider's keys, each
+// with the path as given, and the paths that do not resolve (outside the
+// workspace, a parent that is a symlink out of it), each with why; the
+// rewind leaves those alone.
+type pathSet struct {
+	keys map[string]string
+	bad  []LeftAlone
+}
+
+// keysOf resolves paths against cwd.
+func (r *recorder) keysOf(ctx context.Context, paths []string, cwd string) *pathSet {
+	out := &pathSet{keys: map[string]string{}}
 	for _, p := range paths {
 		t, err := r.fs.Resolve(ctx, p, fsapi.CwdOptions(p, cwd))
 		if err != nil {
-			return nil, err
+			out.bad = append(out.bad, LeftAlone{p, err.Error()})
+			continue
 		}
-		out[t.Key] = t.DisplayPath
+		out.keys[t.Key] = t.DisplayPath
 	}
-	return out, nil
+	return out
 }
 
 // text renders a tool's value, its text.
