@@ -550,7 +550,7 @@ func (r *recorder) lostOf(sc scope) []lostStep {
 	defer r.mu.Unlock()
 	var out []lostStep
 	for _, l := range r.lost {
-		if sc.Timeline == "" || l.timeline == sc.Timeline {
+		if sc.hasLost(l) {
 			out = append(out, l)
 		}
 	}

@@ -162,6 +162,13 @@ func TestAStepOfAnotherConversationIsRefused(t *testing.T) {
 	res = s.Call(t.Context(), two, "rewind", `{"to_step":99}`)
 	assert.Equal(t, "Error: step 99 does not exist", res.Text())
 	assert.Equal(t, []string{"2"}, steps(t, s, two))
+	three := s.Conversation("three") // no step of its own
+	res = s.Call(t.Context(), three, "rewind", `{"to_step":99}`)
+	assert.Equal(t, "Error: step 99 does not exist", res.Text())
+	res = s.Call(t.Context(), three, "rewind", `{"to_step":2}`)
+	assert.Equal(t, "Error: step 2 belongs to another conversation", res.Text())
+	res = s.Call(t.Context(), three, "rewind", `{"to_step":0}`)
+	assert.Equal(t, "Error: nothing to rewind: this conversation has no step after step 0", res.Text())
 	call(t, s, two, "rewind", `{"to_step":0}`)
 	assert.Equal(t, "1\n", file(t, s, "a.txt"), "only its own files")
 	assert.Equal(t, "<absent>", file(t, s, "b.txt"))

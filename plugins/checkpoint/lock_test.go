@@ -14,7 +14,8 @@ import (
 
 // TestTheStoreLockWaitIsBounded: while another process holds the store's
 // lock, a use of the store waits up to lockWait and fails with
-// errLockWait; a lock released within the wait is taken then.
+// errLockWait, and the uses after it fail at once; once the other lets
+// go, the lock is taken again.
 func TestTheStoreLockWaitIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	st := newStore(dir, 1<<30, time.Hour)
@@ -34,13 +35,28 @@ func TestTheStoreLockWaitIsBounded(t *testing.T) {
 		assert.GreaterOrEqual(t, waited, lockWait)
 		assert.Less(t, waited, lockWait+100*time.Millisecond)
 
+		// While it stays held, the next uses fail at once: a queue of
+		// steps does not wait lockWait each.
+		start = time.Now()
+		for range 3 {
+			_, err = st.snapshot()
+			assert.ErrorIs(t, err, errLockWait)
+		}
+		assert.Less(t, time.Since(start), time.Second)
+
+		require.NoError(t, syscall.Flock(int(other.Fd()), syscall.LOCK_UN))
+		_, err = st.snapshot()
+		assert.NoError(t, err, "taken once the other lets go")
+
+		// A wait that has not failed yet takes the lock when it is let go.
+		require.NoError(t, syscall.Flock(int(other.Fd()), syscall.LOCK_EX))
 		go func() {
 			time.Sleep(3 * time.Second)
 			_ = syscall.Flock(int(other.Fd()), syscall.LOCK_UN)
 		}()
 		start = time.Now()
 		_, err = st.snapshot()
-		assert.NoError(t, err, "taken once the other lets go")
+		assert.NoError(t, err)
 		assert.Less(t, time.Since(start), 4*time.Second)
 	})
 }

@@ -57,7 +57,7 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	for i, s := range steps {
 		out[i] = c.r.line(s, true)
 	}
-	return append(out, lostLines(c.r.lostOf(scope{}))...), nil
+	return append(out, lostLines(c.r.lostOf(scope{All: true}))...), nil
 }
 
 // Rewind puts the workspace back to its state right after step to
@@ -74,7 +74,7 @@ func (c *Checkpoints) Rewind(ctx context.Context, exec *tools.Exec, to int64, pa
 	if len(paths) > 0 {
 		args["paths"] = paths
 	}
-	return c.r.rewind(ctx, exec, args, scope{}, to, keys)
+	return c.r.rewind(ctx, exec, args, scope{All: true}, to, keys)
 }
 
 func apply(_ context.Context, s *host.Scope, cfg Config) error {

@@ -177,6 +177,9 @@ func TestAStepTheStoreRefusesIsListedAndNamed(t *testing.T) {
 	out := call(t, s, conv, "rewind", `{"to_step":0}`)
 	assert.Regexp(t, `left alone .*a.txt: changed since step 1 by a call whose step was not stored \(checkpoint store: .*is a directory\)`, out)
 	assert.Equal(t, "v2\n", file(t, s, "a.txt"))
+	out = call(t, s, conv, "rewind", `{"to_step":1}`)
+	assert.Regexp(t, `^nothing was changed: every file is as at step 1 or was left alone\nleft alone .*a.txt: changed by a call whose step was not stored \(checkpoint store: .*is a directory\)$`, out,
+		"a file only lost steps changed after the step is listed, not 'nothing to rewind'")
 }
 
 // TestContentTheStoreCannotKeepIsNotRestorable: the store cannot write

@@ -37,13 +37,19 @@ type LeftAlone struct {
 	Why  string
 }
 
-// scope says which steps a rewind or a listing takes: a timeline's (a
-// conversation's incarnation), or every step (Timeline "").
+// scope says which steps a rewind or a listing takes: every step (All),
+// or a timeline's (a conversation's incarnation; "" for a conversation
+// with no step in this process, which has none).
 type scope struct {
+	All      bool
 	Timeline string
 }
 
-func (sc scope) has(s Step) bool { return sc.Timeline == "" || s.Timeline == sc.Timeline }
+func (sc scope) has(s Step) bool { return sc.All || sc.Timeline != "" && s.Timeline == sc.Timeline }
+
+func (sc scope) hasLost(l lostStep) bool {
+	return sc.All || sc.Timeline != "" && l.timeline == sc.Timeline
+}
 
 // target is one file a rewind puts back: the bytes it had before the
 // first later step changed it, and what the last later step left (or,
@@ -56,6 +62,7 @@ type target struct {
 	lastStep    int64
 	lastPending bool
 	lost        string // why a later change of it was not stored ("" when none was lost)
+	lostOnly    bool   // no stored step after the step changed it, only lost ones
 }
 
 // action is a file a rewind changes: its target as it is now (info nil
@@ -121,16 +128,29 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 			tg.path, tg.last, tg.lastBefore, tg.lastStep, tg.lastPending = c.Path, c.After, c.Before, s.N, s.Pending
 		}
 	}
+	var since time.Time // when step to ended (zero for 0)
+	if i := indexOf(steps, to); i >= 0 {
+		since = steps[i].Time
+	}
 	for _, l := range r.lostOf(sc) {
-		for _, k := range l.keys {
-			if tg := byKey[k]; tg != nil {
-				tg.lost = l.why
+		if l.ended.Before(since) {
+			continue
+		}
+		for i, k := range l.keys {
+			tg := byKey[k]
+			if tg == nil {
+				// Changed after the step only by calls whose steps were
+				// not stored: listed, never touched.
+				tg = &target{key: k, path: l.paths[i], lostOnly: true}
+				byKey[k] = tg
+				targets = append(targets, tg)
 			}
+			tg.lost = l.why
 		}
 	}
 	if len(targets) == 0 {
 		who := "this conversation"
-		if sc.Timeline == "" {
+		if sc.All {
 			who = "the store"
 		}
 		return out, fmt.Errorf("nothing to rewind: %s has no step after step %d", who, to)
@@ -247,6 +267,9 @@ func indexOf(steps []Step, n int64) int {
 // plan decides what a rewind does to tg: the action that puts it back, or
 // nil and why it is left alone ("" when it is already as at the step).
 func (r *recorder) plan(ctx context.Context, tg *target) (*action, string) {
+	if tg.lostOnly {
+		return nil, "changed by a call whose step was not stored (" + tg.lost + ")"
+	}
 	if !tg.want.kept() {
 		return nil, "not restorable: " + tg.want.Omitted
 	}

@@ -123,6 +123,7 @@ type store struct {
 	off   int64  // journal bytes read
 	id    fileID // the journal read (a sweep replaces it)
 	bytes int64  // blob bytes, as last counted
+	held  bool   // the last wait for the flock failed: another process holds it
 	now   func() time.Time
 }
 
@@ -197,10 +198,15 @@ const lockWait = 10 * time.Second
 var errLockWait = errors.New("checkpoint store: another process has held its lock for 10s")
 
 // flocked runs fn under the flock, after reading what others appended; it
-// waits for the flock up to lockWait, then fails with errLockWait. st.mu
-// is held.
+// waits for the flock up to lockWait, then fails with errLockWait. Once a
+// wait failed, the next uses try the flock once and fail at once until
+// one takes it, so a queue of steps, or a listing behind them, never
+// waits lockWait each. st.mu is held.
 func (st *store) flocked(fn func() error) error {
 	deadline := time.Now().Add(lockWait)
+	if st.held {
+		deadline = time.Now()
+	}
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		err := syscall.Flock(int(st.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -210,10 +216,12 @@ func (st *store) flocked(fn func() error) error {
 			return fmt.Errorf("checkpoint store: lock: %w", err)
 		}
 		if !time.Now().Before(deadline) {
+			st.held = true
 			return fmt.Errorf("%w (%s)", errLockWait, st.lock.Name())
 		}
 		time.Sleep(delay)
 	}
+	st.held = false
 	defer syscall.Flock(int(st.lock.Fd()), syscall.LOCK_UN)
 	if err := st.refreshLocked(); err != nil {
 		return err

@@ -145,13 +145,7 @@ func (r *recorder) rewindTool(ctx context.Context, args tools.Args, exec *tools.
 	if err := r.sync(ctx); err != nil {
 		return nil, err
 	}
-	tl := r.timeline(conv)
-	if tl == "" {
-		if v > 0 {
-			return nil, fmt.Errorf("step %d belongs to another conversation", int64(v))
-		}
-		return nil, errors.New("nothing to rewind: this conversation has no step after step 0")
-	}
+	tl := r.timeline(conv) // "" when it made no step: none is its
 	paths, err := r.resolvePaths(ctx, args, exec)
 	if err != nil {
 		return nil, err
