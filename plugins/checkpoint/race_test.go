@@ -270,3 +270,45 @@ func TestARewindCutShortIsUndoneOrFinishedLater(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(lines, "\n"), "not completed")
 }
+
+// TestStepsOutOfTheOrderOfTheirChangesAreNeverRewoundAcross: two servers
+// changed one file at once and their steps reached the store in the
+// other order (played by swapping the numbers of two stored steps): a
+// rewind to a step among them leaves the file alone instead of putting
+// back bytes it never had at that step; past both, it rewinds.
+func TestStepsOutOfTheOrderOfTheirChangesAreNeverRewoundAcross(t *testing.T) {
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	a := stacktest.New(t, stacktest.Options{Checkpoint: map[string]any{}})
+	conv := a.Conversation("c")
+	put(t, a, "f.txt", "v0\n")
+	call(t, a, conv, "read", `{"file_path":"f.txt"}`)
+	for _, v := range []string{"A", "B", "C"} {
+		call(t, a, conv, "write", `{"file_path":"f.txt","content":"`+v+`\n"}`)
+	}
+	call(t, a, conv, "checkpoints", `{}`)
+	steps := journal(t, a)
+	require.Len(t, steps, 3)
+	steps[0].N, steps[1].N = 2, 1 // B's change reached the store first
+	var buf strings.Builder
+	for _, st := range []checkpoint.Step{steps[1], steps[0], steps[2]} {
+		line, err := json.Marshal(st)
+		require.NoError(t, err)
+		buf.Write(append(line, '\n'))
+	}
+	j := filepath.Join(checkpoint.Key.Must(a.Host.Root()).Dir(), "steps.jsonl")
+	require.NoError(t, os.WriteFile(j, []byte(buf.String()), 0o600))
+
+	b := stacktest.New(t, stacktest.Options{W: a.W, Checkpoint: map[string]any{}})
+	svc := checkpoint.Key.Must(b.Host.Root())
+	exec := &tools.Exec{CallID: "r", Tool: "rewind", Conv: b.Conversation("cli")}
+	for _, to := range []int64{1, 0} {
+		rw, err := svc.Rewind(t.Context(), exec, to, nil)
+		require.NoError(t, err)
+		assert.Equal(t, []checkpoint.LeftAlone{{Path: filepath.Join(a.W, "f.txt"), Why: "its steps 1 and 2 are not in the order of its changes (two processes changed it at once)"}}, rw.Left, rw.Text())
+		assert.Equal(t, "C\n", file(t, a, "f.txt"))
+	}
+	rw, err := svc.Rewind(t.Context(), exec, 2, nil)
+	require.NoError(t, err)
+	assert.Len(t, rw.Restored, 1, rw.Text())
+	assert.Equal(t, "B\n", file(t, a, "f.txt"), "right after steps 1 and 2, whatever their order")
+}

@@ -63,6 +63,7 @@ type target struct {
 	lastPending bool
 	lost        string // why a later change of it was not stored ("" when none was lost)
 	lostOnly    bool   // no stored step after the step changed it, only lost ones
+	disorder    string // why its steps past the step are not in the order of its changes
 }
 
 // action is a file a rewind changes: its target as it is now (info nil
@@ -126,6 +127,33 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 				targets = append(targets, tg)
 			}
 			tg.path, tg.last, tg.lastBefore, tg.lastStep, tg.lastPending = c.Path, c.After, c.Before, s.N, s.Pending
+		}
+	}
+	// Steps are numbered as they reach the store; two processes changing
+	// one file at once can reach it in the other order. A change whose
+	// bytes before are what a later-numbered change left came after it:
+	// a file with such a pair past step to is left alone, since its state
+	// at step to is not known.
+	leftBy := map[string]map[fsapi.Version]int64{} // key → version → the step that left it
+	for _, s := range steps {
+		for _, c := range s.Changes {
+			if c.After.Version != "" {
+				if leftBy[c.Key] == nil {
+					leftBy[c.Key] = map[fsapi.Version]int64{}
+				}
+				leftBy[c.Key][fsapi.Version(c.After.Version)] = s.N
+			}
+		}
+	}
+	for _, s := range steps {
+		for _, c := range s.Changes {
+			tg := byKey[c.Key]
+			if tg == nil || tg.disorder != "" || c.Before.Version == "" {
+				continue
+			}
+			if j := leftBy[c.Key][fsapi.Version(c.Before.Version)]; j > s.N && j > to {
+				tg.disorder = fmt.Sprintf("its steps %d and %d are not in the order of its changes (two processes changed it at once)", s.N, j)
+			}
 		}
 	}
 	var since time.Time // when step to ended (zero for 0)
@@ -269,6 +297,9 @@ func indexOf(steps []Step, n int64) int {
 func (r *recorder) plan(ctx context.Context, tg *target) (*action, string) {
 	if tg.lostOnly {
 		return nil, "changed by a call whose step was not stored (" + tg.lost + ")"
+	}
+	if tg.disorder != "" {
+		return nil, tg.disorder
 	}
 	if !tg.want.kept() {
 		return nil, "not restorable: " + tg.want.Omitted
