@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -370,10 +371,24 @@ func (r *recorder) copyOf(ctx context.Context, t fsapi.Target) (State, []byte) {
 		}
 		again, err := r.fs.Stat(ctx, t)
 		if err == nil && again != nil && again.Version == info.Version {
-			return State{Size: int64(len(data)), Version: string(info.Version)}, data
+			return State{Size: int64(len(data)), Version: string(info.Version), Mode: r.modeOf(ctx, t)}, data
 		}
 	}
 	return State{Omitted: "it changed while it was copied"}, nil
+}
+
+// modeOf returns the permission bits of t's file, 0 when the provider
+// cannot say (no fsapi.Lstater) or it cannot be examined.
+func (r *recorder) modeOf(ctx context.Context, t fsapi.Target) fs.FileMode {
+	l, ok := r.fs.(fsapi.Lstater)
+	if !ok {
+		return 0
+	}
+	info, err := l.Lstat(ctx, t.Key, fsapi.ResolveOptions{})
+	if err != nil || info == nil || info.Type != fsapi.TypeFile {
+		return 0
+	}
+	return info.Mode.Perm()
 }
 
 // readAll reads t's raw bytes, at most the file bound.

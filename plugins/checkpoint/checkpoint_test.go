@@ -309,3 +309,29 @@ func TestEveryTextIsInTheDocs(t *testing.T) {
 		assert.Contains(t, string(doc), text)
 	}
 }
+
+// TestPermissionBitsComeBack: a file deleted, moved away or replaced by a
+// move comes back with the permission bits it had at the step.
+func TestPermissionBitsComeBack(t *testing.T) {
+	s := stack(t, nil)
+	conv := s.Conversation("c")
+	perm := func(name string) os.FileMode {
+		fi, err := os.Stat(filepath.Join(s.W, name))
+		require.NoError(t, err)
+		return fi.Mode().Perm()
+	}
+	for name, m := range map[string]os.FileMode{"key.txt": 0o600, "x.sh": 0o755, "dest.txt": 0o600, "src.txt": 0o644} {
+		put(t, s, name, name+"\n")
+		require.NoError(t, os.Chmod(filepath.Join(s.W, name), m))
+		call(t, s, conv, "read", `{"file_path":"`+name+`"}`)
+	}
+	call(t, s, conv, "delete", `{"path":"key.txt"}`)
+	call(t, s, conv, "move", `{"source":"x.sh","destination":"y.sh"}`)
+	call(t, s, conv, "move", `{"source":"src.txt","destination":"dest.txt","overwrite":true}`)
+	call(t, s, conv, "rewind", `{"to_step":0}`)
+	assert.Equal(t, os.FileMode(0o600), perm("key.txt"))
+	assert.Equal(t, os.FileMode(0o755), perm("x.sh"))
+	assert.Equal(t, os.FileMode(0o600), perm("dest.txt"))
+	assert.Equal(t, "dest.txt\n", file(t, s, "dest.txt"))
+	assert.Equal(t, os.FileMode(0o644), perm("src.txt"))
+}

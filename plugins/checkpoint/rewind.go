@@ -269,7 +269,7 @@ func (r *recorder) begin(exec *tools.Exec, acts []*action) (int64, error) {
 		case a.sum == "":
 			c.Before = State{Size: a.info.Size, Version: string(a.info.Version), Omitted: fmt.Sprintf("larger than %d bytes", r.max)}
 		default:
-			c.Before = State{SHA256: a.sum, Size: a.info.Size, Version: string(a.info.Version), Digest: a.digest}
+			c.Before = State{SHA256: a.sum, Size: a.info.Size, Version: string(a.info.Version), Digest: a.digest, Mode: r.modeOf(context.Background(), a.t)}
 			if a.data != nil {
 				blobs[a.sum] = a.data
 			}
@@ -396,7 +396,7 @@ func (r *recorder) apply(ctx context.Context, exec *tools.Exec, args map[string]
 	if _, err := events.FSWriteIntent.Waterfall(ctx, r.s, req, func(context.Context) (*fsapi.WriteIntent, error) { return nil, nil }); err != nil {
 		return "", err.Error()
 	}
-	expect := fsapi.RestoreExpect{Absent: info == nil}
+	expect := fsapi.RestoreExpect{Absent: info == nil, Mode: a.tg.want.Mode}
 	if info != nil {
 		expect.Version = info.Version
 	}

@@ -66,18 +66,22 @@ type Change struct {
 }
 
 // State is a file at one moment of a step: Absent, or its content by
-// SHA256 (hex) and Size; Version is the provider's version after a
-// mutation and Digest the fsapi.Digest of the bytes it wrote, when the
-// tool reported one (fsapi.Digest.String). Omitted says why the content
-// was not kept ("larger than …", "changed while it was copied", …); SHA256
-// is then empty.
+// SHA256 (hex) and Size; Version is the provider's version (of the copy
+// before a mutation, or the one a mutation left) and Digest the
+// fsapi.Digest of the bytes a mutation wrote, when the tool reported one
+// (fsapi.Digest.String). Mode is the file's permission bits with its
+// content before a mutation (0 when the provider does not say), which a
+// rewind gives it back. Omitted says why the content was not kept
+// ("larger than …", "changed while it was copied", …); SHA256 is then
+// empty.
 type State struct {
-	Absent  bool   `json:"absent,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
-	Size    int64  `json:"size,omitempty"`
-	Version string `json:"version,omitempty"`
-	Digest  string `json:"digest,omitempty"`
-	Omitted string `json:"omitted,omitempty"`
+	Absent  bool        `json:"absent,omitempty"`
+	SHA256  string      `json:"sha256,omitempty"`
+	Size    int64       `json:"size,omitempty"`
+	Version string      `json:"version,omitempty"`
+	Digest  string      `json:"digest,omitempty"`
+	Mode    fs.FileMode `json:"mode,omitempty"`
+	Omitted string      `json:"omitted,omitempty"`
 }
 
 // kept reports whether s names content or an absence: what a rewind can

@@ -1,17 +1,24 @@
 package fsapi
 
-import "context"
+import (
+	"context"
+	"io/fs"
+)
 
 // RestoreExpect is what a [Restorer] requires of the target before it
 // restores: with Absent, that no entry exists at the target; otherwise that
 // the target is a regular file at Version, or, when Digest is not zero,
 // whose bytes digest to Digest ([D24]'s freshness by content). It is the
 // checkpoint plugin's own check that the file still holds what the tools
-// last made of it; it replaces read-before-edit for a rewind.
+// last made of it; it replaces read-before-edit for a rewind. Mode, when
+// not zero, is not a requirement but the permission bits (fs.ModePerm)
+// the file has after the restore, new or existing: those it had at the
+// moment rewound to.
 type RestoreExpect struct {
 	Absent  bool
 	Version Version
 	Digest  Digest
+	Mode    fs.FileMode
 }
 
 // Restorer is the optional capability of putting exact bytes back into a
@@ -19,8 +26,9 @@ type RestoreExpect struct {
 // replaces t with data verbatim (no BOM or line-ending rule of WriteText's
 // [D2]), atomically and durably, under the same per-target lock, commit,
 // confinement and protected-file check as WriteText, and returns the file's
-// version after it. An existing file keeps its permission bits; a new one
-// is created 0666 minus the umask, with its missing parents. Errors, in
+// version after it. Without expect.Mode an existing file keeps its
+// permission bits and a new one is created 0666 minus the umask; with it,
+// the file gets expect.Mode's. Missing parents are created. Errors, in
 // order: FS_ABORTED `restore aborted`; FS_PROTECTED for a protected file;
 // FS_NOT_REGULAR_FILE `cannot restore "<p>": not a regular file` for an
 // existing non-file; FS_STALE_VERSION `cannot restore "<p>": file changed

@@ -33,6 +33,10 @@ type change struct {
 	exclusive bool
 	// lock is the held directory lock, whose descriptor the commit reuses.
 	lock *dirLock
+	// mode, when not zero, is the permission bits the file gets (a
+	// restore's fsapi.RestoreExpect.Mode) instead of the old file's or
+	// 0666 minus the umask.
+	mode fs.FileMode
 }
 
 // commit puts c.data at t's key. A multi-link file under hardLinks
@@ -109,6 +113,11 @@ func (p *Provider) commitStaged(ctx context.Context, t fsapi.Target, c change) e
 			defer src.Close()
 		}
 		if err := keepXattrs(src, f); err != nil {
+			return fail(coded(op, t.DisplayPath, err))
+		}
+	}
+	if c.mode != 0 {
+		if err := f.Chmod(c.mode.Perm()); err != nil {
 			return fail(coded(op, t.DisplayPath, err))
 		}
 	}

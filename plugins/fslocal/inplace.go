@@ -226,6 +226,11 @@ func (p *Provider) commitInPlace(t fsapi.Target, c change) error {
 	}
 	rewriteHook("applied")
 	p.tree.remove(cpPath)
+	if c.mode != 0 && fi.Mode().Perm() != c.mode.Perm() {
+		if err := f.Chmod(c.mode.Perm()); err != nil {
+			return coded(op, t.DisplayPath, err)
+		}
+	}
 	return nil
 }
 

@@ -71,7 +71,7 @@ func (p *Provider) RestoreBytes(ctx context.Context, t fsapi.Target, data []byte
 		return "", err
 	}
 
-	c := change{op: op, data: string(data), prior: fi, lock: lk, exclusive: expect.Absent}
+	c := change{op: op, data: string(data), prior: fi, lock: lk, exclusive: expect.Absent, mode: expect.Mode}
 	if err := p.commit(ctx, t, c); err != nil {
 		if c.exclusive && fsapi.HasCode(err, fsapi.CodeNotObserved) {
 			// The exclusive publish met a file that appeared after the

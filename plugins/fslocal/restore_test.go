@@ -74,6 +74,30 @@ func TestRestoreBytesCreatesWhenAbsent(t *testing.T) {
 	assert.Zero(t, w.p.LockCount())
 }
 
+// TestRestoreBytesGivesTheModeAsked: with Mode, a new file, a replaced
+// one and one rewritten in place (hardLinks preserve) get exactly those
+// permission bits, whatever the umask and the old file's.
+func TestRestoreBytesGivesTheModeAsked(t *testing.T) {
+	ctx := context.Background()
+	w := newWorkspace(t)
+	_, err := w.p.RestoreBytes(ctx, w.target("key.txt"), []byte("secret"), fsapi.RestoreExpect{Absent: true, Mode: 0o600})
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), mode(t, w.path("key.txt")))
+
+	w.file("x.sh", "old", 0o644)
+	_, err = w.p.RestoreBytes(ctx, w.target("x.sh"), []byte("#!/bin/sh\n"), fsapi.RestoreExpect{Version: w.version("x.sh"), Mode: 0o755})
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), mode(t, w.path("x.sh")))
+
+	p := newWorkspace(t)
+	p.file("a.txt", "old", 0o644)
+	require.NoError(t, os.Link(p.path("a.txt"), p.path("b.txt")))
+	_, err = p.p.RestoreBytes(ctx, p.target("a.txt"), []byte("new"), fsapi.RestoreExpect{Version: p.version("a.txt"), Mode: 0o640})
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), mode(t, p.path("b.txt")), "in place, every link")
+	assert.Equal(t, "new", p.content("b.txt"))
+}
+
 // TestRestoreBytesRefusals: each refusal leaves the target as it was
 // (absent stays absent) and no lock or staging file behind.
 func TestRestoreBytesRefusals(t *testing.T) {
