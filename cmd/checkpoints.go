@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 
 	"github.com/dsh-go/dsh/plugins/checkpoint"
 	"github.com/dsh-go/dsh/plugins/tools"
@@ -14,8 +15,8 @@ import (
 // listCheckpoints runs `dshhost checkpoints`: every step in the
 // workspace's checkpoint store, of every conversation (a `run` script's
 // too), one line each starting with its number, oldest first
-// (docs/checkpoints.md). Exit 0, or 2 when the deployment has no
-// checkpoint entry or the store cannot be read.
+// (docs/checkpoints.md). Exit 0; 1 when the store cannot be read; 2 when
+// the deployment records no checkpoints (no entry, or an inert one).
 func listCheckpoints(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 0 {
 		fmt.Fprintf(env.Stderr, "usage: %s checkpoints [flags]\n", program)
@@ -33,7 +34,7 @@ func listCheckpoints(ctx context.Context, env Env, c *common, rest []string) int
 	lines, err := svc.Lines(ctx)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, program+":", err)
-		return 2
+		return 1
 	}
 	if len(lines) == 0 {
 		fmt.Fprintf(env.Stderr, "%s: no steps yet in the checkpoint store of %s\n", program, rt.dep.Workspace)
@@ -54,6 +55,12 @@ func rewindCommand(ctx context.Context, env Env, c *common, rest []string) int {
 	if len(rest) != 1 {
 		fmt.Fprintf(env.Stderr, "usage: %s rewind [flags] STEP\n", program)
 		return 2
+	}
+	for _, p := range c.paths {
+		if strings.TrimSpace(p) == "" {
+			fmt.Fprintf(env.Stderr, "%s rewind: --paths must name a file or directory, not %q\n", program, p)
+			return 2
+		}
 	}
 	to, err := strconv.ParseInt(rest[0], 10, 64)
 	if err != nil || to < 0 {
@@ -86,8 +93,12 @@ func rewindCommand(ctx context.Context, env Env, c *common, rest []string) int {
 // there is none.
 func checkpointsOf(env Env, rt *runtime) (*checkpoint.Checkpoints, bool) {
 	svc, ok := checkpoint.Key.Get(rt.host.Root())
-	if !ok {
+	switch {
+	case !ok:
 		fmt.Fprintf(env.Stderr, "%s: this deployment records no checkpoints: its checkpoint entry is missing, disabled or failed ('%s plugins' says which)\n", program, program)
+	case svc.Inert() != "":
+		fmt.Fprintf(env.Stderr, "%s: this deployment records no checkpoints: %s\n", program, svc.Inert())
+		return nil, false
 	}
 	return svc, ok
 }

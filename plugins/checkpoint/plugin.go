@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,18 +35,27 @@ var Key = host.NewKey[*Checkpoints]("checkpoint")
 
 // Checkpoints is the store of one workspace as the CLI sees it.
 type Checkpoints struct {
-	r   *recorder
-	dir string
+	r     *recorder
+	dir   string
+	inert string
 }
 
-// Dir returns the store's directory.
+// Dir returns the store's directory ("" when Inert).
 func (c *Checkpoints) Dir() string { return c.dir }
+
+// Inert says why the plugin records nothing (its provider cannot open raw
+// bytes, or the default store lies inside the workspace); "" when it
+// records. Lines and Rewind of an inert plugin fail with that text.
+func (c *Checkpoints) Inert() string { return c.inert }
 
 // Lines returns every step of the store, one line each, oldest first, as
 // `dshhost checkpoints` prints them: `<n> <time> <conversation> <tool>
 // <changes>` (docs/checkpoints.md), then the steps of this process the
 // store refused (`not stored: …`).
 func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
+	if c.inert != "" {
+		return nil, errors.New(c.inert)
+	}
 	if err := c.r.sync(ctx); err != nil {
 		return nil, err
 	}
@@ -66,6 +76,9 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 // not empty, are resolved against exec's working directory and limit the
 // rewind to them (a directory: to the files under it).
 func (c *Checkpoints) Rewind(ctx context.Context, exec *tools.Exec, to int64, paths []string) (Rewound, error) {
+	if c.inert != "" {
+		return Rewound{To: to}, errors.New(c.inert)
+	}
 	var keys *pathSet
 	if len(paths) > 0 {
 		keys = c.r.keysOf(ctx, paths, exec.Cwd())
@@ -79,10 +92,14 @@ func (c *Checkpoints) Rewind(ctx context.Context, exec *tools.Exec, to int64, pa
 
 func apply(_ context.Context, s *host.Scope, cfg Config) error {
 	fsys, reg := fsapi.Key.Must(s), tools.Key.Must(s)
+	inert := func(why string) error {
+		s.Logger().Warn(why)
+		_, err := Key.Provide(s, &Checkpoints{inert: why})
+		return err
+	}
 	open, ok := fsys.(fsapi.Opener)
 	if !ok {
-		s.Logger().Warn("checkpoint: the fs provider cannot open raw bytes; nothing is recorded")
-		return nil
+		return inert("checkpoint: the fs provider cannot open raw bytes; nothing is recorded")
 	}
 	ws := cfg.Workspace
 	if ws == "" {
@@ -98,8 +115,7 @@ func apply(_ context.Context, s *host.Scope, cfg Config) error {
 			// The default location under a workspace such as the home
 			// directory: the rest of the deployment serves; this plugin
 			// records nothing.
-			s.Logger().Warn(fmt.Sprintf("checkpoint: the default store %q is inside the workspace %q, where the tools could change it; nothing is recorded: set DSH_STATE_DIR to a directory outside it", dir, ws))
-			return nil
+			return inert(fmt.Sprintf("checkpoint: the default store %q is inside the workspace %q, where the tools could change it; nothing is recorded: set DSH_STATE_DIR to a directory outside it", dir, ws))
 		}
 		return fmt.Errorf("checkpoint: the store %q is inside the workspace %q, where the tools could change it; set DSH_STATE_DIR to a directory outside it", dir, ws)
 	}
