@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,7 +154,7 @@ func tighten[R any](res R, before State, data []byte) (R, bool) {
 	v := fsapi.Version(before.Version)
 	var digest fsapi.Digest
 	if !before.Absent && int64(len(data)) <= fsapi.DefaultDigestMaxBytes {
-		digest = fsapi.DigestOf(string(data))
+		digest = digestOf(data)
 	}
 	matches := func(ver fsapi.Version, d fsapi.Digest) bool {
 		return ver == v || (!d.IsZero() && d == digest)
@@ -365,7 +366,7 @@ func (r *recorder) copyOf(ctx context.Context, t fsapi.Target) (State, []byte) {
 		case info.Size > r.max:
 			return State{Size: info.Size, Omitted: fmt.Sprintf("larger than %d bytes", r.max)}, nil
 		}
-		data, err := r.readAll(ctx, t)
+		data, err := r.readAll(ctx, t, info.Size)
 		if err != nil {
 			return State{Omitted: "it could not be read: " + err.Error()}, nil
 		}
@@ -391,21 +392,23 @@ func (r *recorder) modeOf(ctx context.Context, t fsapi.Target) fs.FileMode {
 	return info.Mode.Perm()
 }
 
-// readAll reads t's raw bytes, at most the file bound.
-func (r *recorder) readAll(ctx context.Context, t fsapi.Target) ([]byte, error) {
+// readAll reads t's raw bytes, at most the file bound; size is what a
+// Stat just said, so the content is read into one buffer of that size.
+func (r *recorder) readAll(ctx context.Context, t fsapi.Target, size int64) ([]byte, error) {
 	f, err := r.open.Open(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, r.max+1))
-	if err != nil {
+	var b bytes.Buffer
+	b.Grow(int(min(max(size, 0), r.max)) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(f, r.max+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > r.max {
+	if int64(b.Len()) > r.max {
 		return nil, fmt.Errorf("larger than %d bytes", r.max)
 	}
-	return data, nil
+	return b.Bytes(), nil
 }
 
 // observed records the version a mutation left on a captured target, and
@@ -662,7 +665,7 @@ func (r *recorder) afterOf(ctx context.Context, t fsapi.Target, st *State) []byt
 		st.Size, st.Omitted = info.Size, fmt.Sprintf("larger than %d bytes", r.max)
 		return nil
 	}
-	data, err := r.readAll(ctx, t)
+	data, err := r.readAll(ctx, t, info.Size)
 	if err != nil {
 		st.Omitted = "it could not be read: " + err.Error()
 		return nil

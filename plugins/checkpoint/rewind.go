@@ -320,7 +320,7 @@ func (r *recorder) plan(ctx context.Context, tg *target) (*action, string) {
 	}
 	a := &action{tg: tg, t: t, info: info}
 	if data != nil {
-		a.sum, a.digest = sumOf(data), fsapi.DigestOf(string(data)).String()
+		a.sum, a.digest = sumOf(data), digestOf(data).String()
 	}
 	// A file already as it was at the step (put back by someone else, or
 	// by a rewind a crash cut short) needs nothing, whoever changed it.
@@ -406,7 +406,7 @@ func (r *recorder) apply(ctx context.Context, exec *tools.Exec, args map[string]
 	}
 	ob := events.Observation{Target: t, Kind: events.Present, Version: v, Actor: exec}
 	if int64(len(data)) <= fsapi.DefaultDigestMaxBytes {
-		ob.Digest = fsapi.DigestOf(string(data))
+		ob.Digest = digestOf(data)
 	}
 	if err := events.FSObserved.Emit(ctx, r.s, ob); err != nil {
 		return "", err.Error()
@@ -429,7 +429,7 @@ func (r *recorder) current(ctx context.Context, t fsapi.Target) (*fsapi.Info, []
 		if info.Size > r.max {
 			return info, nil, nil
 		}
-		data, err := r.readAll(ctx, t)
+		data, err := r.readAll(ctx, t, info.Size)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -615,6 +615,14 @@ func randomName() string {
 	return hex.EncodeToString(b[:])
 }
 
+// digestOf returns the fsapi.Digest of data, as fsapi.DigestOf of it as
+// a string, without copying it.
+func digestOf(data []byte) fsapi.Digest {
+	h := fsapi.NewDigestHash()
+	h.Write(data)
+	return h.Digest()
+}
+
 // sumOf returns the SHA-256 of data in hex.
 func sumOf(data []byte) string {
 	s := sha256.Sum256(data)
