@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +125,19 @@ func TestAFileChangedByAnotherIsLeftAlone(t *testing.T) {
 	put(t, s, "c.txt", "same\n")
 	out = call(t, s, conv, "rewind", `{"to_step":3}`)
 	assert.Contains(t, out, "deleted "+filepath.Join(s.W, "c.txt"))
+
+	// Changed by another between two steps: put back as the later step
+	// found it, which keeps the other's change, and said so.
+	call(t, s, conv, "write", `{"file_path":"e.txt","content":"mine\n"}`)
+	e := stepNumber.FindAllStringSubmatch(call(t, s, conv, "checkpoints", `{}`), -1)
+	put(t, s, "e.txt", "theirs\n")
+	call(t, s, conv, "read", `{"file_path":"e.txt"}`)
+	call(t, s, conv, "write", `{"file_path":"e.txt","content":"mine again\n"}`)
+	first := e[len(e)-1][1]
+	out = call(t, s, conv, "rewind", `{"to_step":`+first+`}`)
+	n, _ := strconv.Atoi(first)
+	assert.Contains(t, out, "\nrestored "+filepath.Join(s.W, "e.txt")+fmt.Sprintf(" (as before step %d: it changed after step %d outside the recorded steps)", n+1, n))
+	assert.Equal(t, "theirs\n", file(t, s, "e.txt"))
 
 	// Put back by another (or by a rewind a crash cut short): nothing to do.
 	call(t, s, conv, "write", `{"file_path":"d.txt","content":"first\n"}`)

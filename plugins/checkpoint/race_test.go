@@ -180,6 +180,13 @@ func TestAStepTheStoreRefusesIsListedAndNamed(t *testing.T) {
 	out = call(t, s, conv, "rewind", `{"to_step":1}`)
 	assert.Regexp(t, `^nothing was changed: every file is as at step 1 or was left alone\nleft alone .*a.txt: changed by a call whose step was not stored \(checkpoint store: .*is a directory\)$`, out,
 		"a file only lost steps changed after the step is listed, not 'nothing to rewind'")
+
+	// A stored step after the lost one found the lost call's bytes, not
+	// the file at step 1: still left alone, never put back to them.
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v3\n"}`)
+	out = call(t, s, conv, "rewind", `{"to_step":1}`)
+	assert.Regexp(t, `left alone .*a.txt: changed by a call whose step was not stored \(checkpoint store: .*is a directory\)`, out)
+	assert.Equal(t, "v3\n", file(t, s, "a.txt"))
 }
 
 // TestContentTheStoreCannotKeepIsNotRestorable: the store cannot write
@@ -304,7 +311,7 @@ func TestStepsOutOfTheOrderOfTheirChangesAreNeverRewoundAcross(t *testing.T) {
 	for _, to := range []int64{1, 0} {
 		rw, err := svc.Rewind(t.Context(), exec, to, nil)
 		require.NoError(t, err)
-		assert.Equal(t, []checkpoint.LeftAlone{{Path: filepath.Join(a.W, "f.txt"), Why: "its steps 1 and 2 are not in the order of its changes (two processes changed it at once)"}}, rw.Left, rw.Text())
+		assert.Equal(t, []checkpoint.LeftAlone{{Path: filepath.Join(a.W, "f.txt"), Why: "its steps 1 and 2 are not in the order of its changes (two servers changed it)"}}, rw.Left, rw.Text())
 		assert.Equal(t, "C\n", file(t, a, "f.txt"))
 	}
 	rw, err := svc.Rewind(t.Context(), exec, 2, nil)

@@ -20,6 +20,11 @@ import (
 // they were, and those left alone, each with why; Step is the rewind's own
 // step (0 when it changed nothing), which a rewind to Undo, the step of
 // the same scope before it, undoes.
+//
+// Notes holds, by path, why a restored or deleted file was put back to
+// the bytes before the first later step rather than those the step before
+// it left: it changed in between outside the recorded steps (another
+// program, or a call whose step a crash lost).
 type Rewound struct {
 	To        int64
 	Step      int64
@@ -28,6 +33,7 @@ type Rewound struct {
 	Deleted   []string
 	Unchanged []string
 	Left      []LeftAlone
+	Notes     map[string]string
 }
 
 // LeftAlone is a file a rewind did not touch, and why (`changed since step
@@ -62,8 +68,28 @@ type target struct {
 	lastStep    int64
 	lastPending bool
 	lost        string // why a later change of it was not stored ("" when none was lost)
-	lostOnly    bool   // no stored step after the step changed it, only lost ones
+	lostOnly    bool   // a lost step changed it after the step, before any stored one
 	disorder    string // why its steps past the step are not in the order of its changes
+	firstStep   int64  // the first step past the step that changed it
+	firstTime   time.Time
+	gapAfter    int64 // the step before firstStep whose bytes after firstStep did not find (0: none)
+}
+
+// follows reports whether a step's bytes before (next) are what the
+// change prev left, or, for a rewind a crash cut short (pending), what it
+// found; a state that names neither version nor content nor absence
+// cannot be told apart and counts as following.
+func follows(prev Change, pending bool, next State) bool {
+	same := func(a, b State) bool {
+		switch {
+		case a.Absent || b.Absent:
+			return a.Absent && b.Absent
+		case a.Version != "" && a.Version == b.Version, a.SHA256 != "" && a.SHA256 == b.SHA256:
+			return true
+		}
+		return a.Version == "" && a.SHA256 == "" || b.Version == "" && b.SHA256 == ""
+	}
+	return same(prev.After, next) || pending && same(prev.Before, next)
 }
 
 // action is a file a rewind changes: its target as it is now (info nil
@@ -115,14 +141,22 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 	}
 	var targets []*target
 	byKey := map[string]*target{}
-	for _, s := range steps {
-		if s.N <= to || !sc.has(s) {
-			continue
-		}
+	prev := map[string]*Step{} // key → the last step so far that changed it, of any scope
+	prevChange := map[string]Change{}
+	for i := range steps {
+		s := &steps[i]
 		for _, c := range s.Changes {
+			p, pc := prev[c.Key], prevChange[c.Key]
+			prev[c.Key], prevChange[c.Key] = s, c
+			if s.N <= to || !sc.has(*s) {
+				continue
+			}
 			tg := byKey[c.Key]
 			if tg == nil {
-				tg = &target{key: c.Key, want: c.Before}
+				tg = &target{key: c.Key, want: c.Before, firstStep: s.N, firstTime: s.Time}
+				if p != nil && !follows(pc, p.Pending, c.Before) {
+					tg.gapAfter = p.N
+				}
 				byKey[c.Key] = tg
 				targets = append(targets, tg)
 			}
@@ -152,7 +186,7 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 				continue
 			}
 			if j := leftBy[c.Key][fsapi.Version(c.Before.Version)]; j > s.N && j > to {
-				tg.disorder = fmt.Sprintf("its steps %d and %d are not in the order of its changes (two processes changed it at once)", s.N, j)
+				tg.disorder = fmt.Sprintf("its steps %d and %d are not in the order of its changes (two servers changed it)", s.N, j)
 			}
 		}
 	}
@@ -166,12 +200,17 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 		}
 		for i, k := range l.keys {
 			tg := byKey[k]
-			if tg == nil {
+			switch {
+			case tg == nil:
 				// Changed after the step only by calls whose steps were
 				// not stored: listed, never touched.
 				tg = &target{key: k, path: l.paths[i], lostOnly: true}
 				byKey[k] = tg
 				targets = append(targets, tg)
+			case l.ended.Before(tg.firstTime):
+				// Before the first stored step after it: what that step
+				// found is the unstored call's, not the file at step to.
+				tg.lostOnly = true
 			}
 			tg.lost = l.why
 		}
@@ -226,6 +265,12 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 			if ctx.Err() == nil {
 				done, why = r.apply(ctx, exec, args, a)
 			}
+			if done != "" && a.tg.gapAfter > 0 {
+				if out.Notes == nil {
+					out.Notes = map[string]string{}
+				}
+				out.Notes[a.tg.path] = fmt.Sprintf("as before step %d: it changed after step %d outside the recorded steps", a.tg.firstStep, a.tg.gapAfter)
+			}
 			switch done {
 			case "restored":
 				out.Restored = append(out.Restored, a.tg.path)
@@ -266,8 +311,6 @@ func (r *recorder) begin(exec *tools.Exec, acts []*action) (int64, error) {
 		switch {
 		case a.info == nil:
 			c.Before = State{Absent: true}
-		case a.sum == "":
-			c.Before = State{Size: a.info.Size, Version: string(a.info.Version), Omitted: fmt.Sprintf("larger than %d bytes", r.max)}
 		default:
 			c.Before = State{SHA256: a.sum, Size: a.info.Size, Version: string(a.info.Version), Digest: a.digest, Mode: r.modeOf(context.Background(), a.t)}
 			if a.data != nil {
@@ -333,10 +376,13 @@ func (r *recorder) plan(ctx context.Context, tg *target) (*action, string) {
 		}
 		return nil, fmt.Sprintf("changed since step %d by someone else", tg.lastStep)
 	}
+	if info != nil && data == nil {
+		return nil, fmt.Sprintf("its bytes now are larger than %d bytes, so the rewind could not be undone", r.max)
+	}
 	if data != nil && !r.store.has(a.sum) {
 		a.data = data // the rewind's step keeps them, so it can be undone
 	}
-	if want, err := r.wanted(tg); err == nil && (data != nil || info == nil) {
+	if want, err := r.wanted(tg); err == nil {
 		a.added, a.removed = linediff.Count(string(data), string(want))
 		a.counted = true
 	}
@@ -454,11 +500,17 @@ func (rw Rewound) Text() string {
 			fmt.Fprintf(&b, "; this rewind is step %d (rewind to step %d to undo it)", rw.Step, rw.Undo)
 		}
 	}
+	note := func(p string) string {
+		if n := rw.Notes[p]; n != "" {
+			return " (" + n + ")"
+		}
+		return ""
+	}
 	for _, p := range rw.Restored {
-		b.WriteString("\nrestored " + p)
+		b.WriteString("\nrestored " + p + note(p))
 	}
 	for _, p := range rw.Deleted {
-		b.WriteString("\ndeleted " + p)
+		b.WriteString("\ndeleted " + p + note(p))
 	}
 	for _, p := range rw.Unchanged {
 		b.WriteString("\nunchanged " + p)

@@ -211,7 +211,10 @@ func (st *store) flocked(fn func() error) error {
 	if st.held {
 		deadline = time.Now()
 	}
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+	// Polled every 2 ms at most: a longer sleep lets a busy process take
+	// the lock again and again while this one sleeps, and its steps then
+	// reach the store far out of the order of their changes.
+	for delay := 100 * time.Microsecond; ; delay = min(2*delay, 2*time.Millisecond) {
 		err := syscall.Flock(int(st.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			break
