@@ -319,3 +319,40 @@ func TestStepsOutOfTheOrderOfTheirChangesAreNeverRewoundAcross(t *testing.T) {
 	assert.Len(t, rw.Restored, 1, rw.Text())
 	assert.Equal(t, "B\n", file(t, a, "f.txt"), "right after steps 1 and 2, whatever their order")
 }
+
+// TestASwapPastTheFirstLaterStepDoesNotBlockARewind: steps 3 and 4 of a
+// file (of five) reached the store swapped; a rewind to step 1 still
+// knows the file at step 1 and puts it back, one to step 2 (whose first
+// later step is in the pair) leaves it alone.
+func TestASwapPastTheFirstLaterStepDoesNotBlockARewind(t *testing.T) {
+	t.Setenv("DSH_STATE_DIR", t.TempDir())
+	a := stacktest.New(t, stacktest.Options{Checkpoint: map[string]any{}})
+	conv := a.Conversation("c")
+	put(t, a, "f.txt", "v0\n")
+	call(t, a, conv, "read", `{"file_path":"f.txt"}`)
+	for _, v := range []string{"A", "B", "C", "D", "E"} {
+		call(t, a, conv, "write", `{"file_path":"f.txt","content":"`+v+`\n"}`)
+	}
+	call(t, a, conv, "checkpoints", `{}`)
+	steps := journal(t, a)
+	require.Len(t, steps, 5)
+	steps[2].N, steps[3].N = 4, 3
+	var buf strings.Builder
+	for _, st := range []checkpoint.Step{steps[0], steps[1], steps[3], steps[2], steps[4]} {
+		line, err := json.Marshal(st)
+		require.NoError(t, err)
+		buf.Write(append(line, '\n'))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(checkpoint.Key.Must(a.Host.Root()).Dir(), "steps.jsonl"), []byte(buf.String()), 0o600))
+
+	b := stacktest.New(t, stacktest.Options{W: a.W, Checkpoint: map[string]any{}})
+	svc := checkpoint.Key.Must(b.Host.Root())
+	exec := &tools.Exec{CallID: "r", Tool: "rewind", Conv: b.Conversation("cli")}
+	rw, err := svc.Rewind(t.Context(), exec, 2, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []checkpoint.LeftAlone{{Path: filepath.Join(a.W, "f.txt"), Why: "its steps 3 and 4 are not in the order of its changes (two servers changed it)"}}, rw.Left, rw.Text())
+	rw, err = svc.Rewind(t.Context(), exec, 1, nil)
+	require.NoError(t, err)
+	assert.Len(t, rw.Restored, 1, rw.Text())
+	assert.Equal(t, "A\n", file(t, a, "f.txt"))
+}

@@ -164,10 +164,10 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 		}
 	}
 	// Steps are numbered as they reach the store; two processes changing
-	// one file at once can reach it in the other order. A change whose
-	// bytes before are what a later-numbered change left came after it:
-	// a file with such a pair past step to is left alone, since its state
-	// at step to is not known.
+	// one file can reach it in the other order. A change whose bytes
+	// before are what a later-numbered change left came right after it:
+	// a file with such a pair across step to, or at the first step past
+	// it, is left alone, since its state at step to is not known.
 	leftBy := map[string]map[fsapi.Version]int64{} // key → version → the step that left it
 	for _, s := range steps {
 		for _, c := range s.Changes {
@@ -185,7 +185,10 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 			if tg == nil || tg.disorder != "" || c.Before.Version == "" {
 				continue
 			}
-			if j := leftBy[c.Key][fsapi.Version(c.Before.Version)]; j > s.N && j > to {
+			// The pair matters when it straddles the step (s.N ≤ to < j)
+			// or holds the first step past it, whose bytes before are put
+			// back; a swap further on leaves the state at the step known.
+			if j := leftBy[c.Key][fsapi.Version(c.Before.Version)]; j > s.N && j > to && (s.N <= to || s.N == tg.firstStep) {
 				tg.disorder = fmt.Sprintf("its steps %d and %d are not in the order of its changes (two servers changed it)", s.N, j)
 			}
 		}
