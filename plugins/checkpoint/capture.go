@@ -37,19 +37,10 @@ const (
 	pendingTimeout = 15 * time.Minute
 )
 
-// maxLost is how many steps the store refused are remembered, to list
-// and to name in a rewind; the oldest are forgotten first.
+// maxLost is how many steps the store refused this process holds until
+// the store takes them (Lost); the oldest are forgotten first.
 const maxLost = 100
 
-// lostStep is a step the store refused (its lock held by another process
-// too long, its disk failing): the files it changed cannot be rewound past
-// it, and checkpoints and rewind say why.
-type lostStep struct {
-	timeline, tool string
-	ended          time.Time
-	paths, keys    []string
-	why            string
-}
 
 // recorder is one activation's capture: the guards, the listener and the
 // worker that writes steps to the store.
@@ -67,7 +58,7 @@ type recorder struct {
 	bytes     int64             // content held by pending and ready calls
 	timelines map[string]string // conversation → its incarnation's timeline
 	holds     map[string]*hold  // provider key → the call about to change it
-	lost      []lostStep        // the latest steps the store refused, at most maxLost
+	lost      []Lost            // steps the store refused, not yet recorded in it; at most maxLost
 	queued    uint64            // calls handed to the worker
 	flushed   uint64            // calls the worker finished
 	progress  *sync.Cond        // signalled when flushed grows
@@ -545,14 +536,16 @@ func (r *recorder) flushReady() {
 		r.mu.Lock()
 		if c.err != nil {
 			r.s.Logger().Warn("checkpoint: a step was not stored", "tool", c.tool, "error", c.err)
-			l := lostStep{timeline: c.timeline, tool: c.tool, ended: c.ended, why: c.err.Error()}
+			l := Lost{Time: c.ended.UTC(), Conversation: c.conv, Timeline: c.timeline, Tool: c.tool, Why: c.err.Error()}
 			for _, ch := range c.changes {
-				l.paths, l.keys = append(l.paths, ch.t.DisplayPath), append(l.keys, ch.t.Key)
+				l.Paths, l.Keys = append(l.Paths, ch.t.DisplayPath), append(l.Keys, ch.t.Key)
 			}
 			if len(r.lost) == maxLost {
 				r.lost = r.lost[1:]
 			}
 			r.lost = append(r.lost, l)
+		} else {
+			r.recordLostLocked()
 		}
 		r.releaseLocked(c.bytes)
 		r.flushed = max(r.flushed, c.seq)
@@ -562,12 +555,32 @@ func (r *recorder) flushReady() {
 	}
 }
 
-// lostOf returns the steps the store refused of sc, oldest first.
-func (r *recorder) lostOf(sc scope) []lostStep {
+// recordLostLocked writes to the store the steps it refused, now that it
+// took a step again, so every process sees them; those it still refuses
+// stay in memory. r.mu is held; it is released around the writes.
+func (r *recorder) recordLostLocked() {
+	for len(r.lost) > 0 {
+		l := r.lost[0]
+		r.mu.Unlock()
+		err := r.store.recordLost(l)
+		r.mu.Lock()
+		if err != nil {
+			return
+		}
+		if len(r.lost) > 0 && r.lost[0].Time.Equal(l.Time) && r.lost[0].Why == l.Why {
+			r.lost = r.lost[1:]
+		}
+	}
+}
+
+// lostOf returns the steps the store refused of sc, oldest first: those
+// it recorded (stored, from a snapshot) and those this process still
+// holds.
+func (r *recorder) lostOf(sc scope, stored []Lost) []Lost {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []lostStep
-	for _, l := range r.lost {
+	var out []Lost
+	for _, l := range append(slices.Clone(stored), r.lost...) {
 		if sc.hasLost(l) {
 			out = append(out, l)
 		}

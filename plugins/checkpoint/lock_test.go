@@ -19,7 +19,7 @@ import (
 func TestTheStoreLockWaitIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	st := newStore(dir, 1<<30, time.Hour)
-	_, err := st.snapshot() // creates the store and its lock file
+	_, _, err := st.snapshot() // creates the store and its lock file
 	require.NoError(t, err)
 	other, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
 	require.NoError(t, err)
@@ -28,7 +28,7 @@ func TestTheStoreLockWaitIsBounded(t *testing.T) {
 
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		_, err := st.snapshot()
+		_, _, err := st.snapshot()
 		assert.ErrorIs(t, err, errLockWait)
 		assert.ErrorContains(t, err, filepath.Join(dir, "lock"))
 		waited := time.Since(start)
@@ -39,13 +39,13 @@ func TestTheStoreLockWaitIsBounded(t *testing.T) {
 		// steps does not wait lockWait each.
 		start = time.Now()
 		for range 3 {
-			_, err = st.snapshot()
+			_, _, err = st.snapshot()
 			assert.ErrorIs(t, err, errLockWait)
 		}
 		assert.Less(t, time.Since(start), time.Second)
 
 		require.NoError(t, syscall.Flock(int(other.Fd()), syscall.LOCK_UN))
-		_, err = st.snapshot()
+		_, _, err = st.snapshot()
 		assert.NoError(t, err, "taken once the other lets go")
 
 		// A wait that has not failed yet takes the lock when it is let go.
@@ -55,7 +55,7 @@ func TestTheStoreLockWaitIsBounded(t *testing.T) {
 			_ = syscall.Flock(int(other.Fd()), syscall.LOCK_UN)
 		}()
 		start = time.Now()
-		_, err = st.snapshot()
+		_, _, err = st.snapshot()
 		assert.NoError(t, err)
 		assert.Less(t, time.Since(start), 4*time.Second)
 	})

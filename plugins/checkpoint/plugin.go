@@ -50,8 +50,8 @@ func (c *Checkpoints) Inert() string { return c.inert }
 
 // Lines returns every step of the store, one line each, oldest first, as
 // `dshhost checkpoints` prints them: `<n> <time> <conversation> <tool>
-// <changes>` (docs/checkpoints.md), then the steps of this process the
-// store refused (`not stored: …`).
+// <changes>` (docs/checkpoints.md), then the steps the store refused
+// (`not stored: …`).
 func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	if c.inert != "" {
 		return nil, errors.New(c.inert)
@@ -59,7 +59,7 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	if err := c.r.sync(ctx); err != nil {
 		return nil, err
 	}
-	steps, err := c.r.store.snapshot()
+	steps, stored, err := c.r.store.snapshot()
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (c *Checkpoints) Lines(ctx context.Context) ([]string, error) {
 	for i, s := range steps {
 		out[i] = c.r.line(s, true)
 	}
-	return append(out, lostLines(c.r.lostOf(scope{All: true}))...), nil
+	return append(out, lostLines(c.r.lostOf(scope{All: true}, stored))...), nil
 }
 
 // Rewind puts the workspace back to its state right after step to

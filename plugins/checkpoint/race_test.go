@@ -187,6 +187,19 @@ func TestAStepTheStoreRefusesIsListedAndNamed(t *testing.T) {
 	out = call(t, s, conv, "rewind", `{"to_step":1}`)
 	assert.Regexp(t, `left alone .*a.txt: changed by a call whose step was not stored \(checkpoint store: .*is a directory\)`, out)
 	assert.Equal(t, "v3\n", file(t, s, "a.txt"))
+
+	// Once the store took a step again, it holds the record: another
+	// server (the CLI) lists it and keeps to the same rule.
+	b := stacktest.New(t, stacktest.Options{W: s.W, Checkpoint: map[string]any{}})
+	svc := checkpoint.Key.Must(b.Host.Root())
+	all, err := svc.Lines(t.Context())
+	require.NoError(t, err)
+	assert.Regexp(t, `^not stored: \S+Z write `+regexp.QuoteMeta(filepath.Join(s.W, "a.txt"))+`: checkpoint store: .*is a directory$`, all[len(all)-1])
+	rw, err := svc.Rewind(t.Context(), &tools.Exec{CallID: "r", Tool: "rewind", Conv: b.Conversation("cli")}, 1, nil)
+	require.NoError(t, err)
+	require.Len(t, rw.Left, 1, rw.Text())
+	assert.Regexp(t, `^changed by a call whose step was not stored \(checkpoint store: .*is a directory\)$`, rw.Left[0].Why)
+	assert.Equal(t, "v3\n", file(t, s, "a.txt"))
 }
 
 // TestContentTheStoreCannotKeepIsNotRestorable: the store cannot write

@@ -53,8 +53,8 @@ type scope struct {
 
 func (sc scope) has(s Step) bool { return sc.All || sc.Timeline != "" && s.Timeline == sc.Timeline }
 
-func (sc scope) hasLost(l lostStep) bool {
-	return sc.All || sc.Timeline != "" && l.timeline == sc.Timeline
+func (sc scope) hasLost(l Lost) bool {
+	return sc.All || sc.Timeline != "" && l.Timeline == sc.Timeline
 }
 
 // target is one file a rewind puts back: the bytes it had before the
@@ -123,7 +123,7 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 	if err := r.sync(ctx); err != nil {
 		return out, err
 	}
-	steps, err := r.store.snapshot()
+	steps, stored, err := r.store.snapshot()
 	if err != nil {
 		return out, err
 	}
@@ -197,25 +197,25 @@ func (r *recorder) rewind(ctx context.Context, exec *tools.Exec, args map[string
 	if i := indexOf(steps, to); i >= 0 {
 		since = steps[i].Time
 	}
-	for _, l := range r.lostOf(sc) {
-		if l.ended.Before(since) {
+	for _, l := range r.lostOf(sc, stored) {
+		if l.Time.Before(since) {
 			continue
 		}
-		for i, k := range l.keys {
+		for i, k := range l.Keys {
 			tg := byKey[k]
 			switch {
 			case tg == nil:
 				// Changed after the step only by calls whose steps were
 				// not stored: listed, never touched.
-				tg = &target{key: k, path: l.paths[i], lostOnly: true}
+				tg = &target{key: k, path: l.Paths[i], lostOnly: true}
 				byKey[k] = tg
 				targets = append(targets, tg)
-			case l.ended.Before(tg.firstTime):
+			case l.Time.Before(tg.firstTime):
 				// Before the first stored step after it: what that step
 				// found is the unstored call's, not the file at step to.
 				tg.lostOnly = true
 			}
-			tg.lost = l.why
+			tg.lost = l.Why
 		}
 	}
 	if len(targets) == 0 {

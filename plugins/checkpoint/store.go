@@ -106,6 +106,26 @@ type dropped struct {
 	Through int64 `json:"dropped"`
 }
 
+// Lost is a step the store refused (its lock held by another process too
+// long, its disk failing), which the process that made it writes to the
+// journal once the store takes a step again: when its call ended, its
+// conversation, timeline and tool, the files it changed (as shown, and
+// their keys) and why. Its files cannot be rewound past it.
+type Lost struct {
+	Time         time.Time `json:"time"`
+	Conversation string    `json:"conversation"`
+	Timeline     string    `json:"timeline"`
+	Tool         string    `json:"tool"`
+	Paths        []string  `json:"paths"`
+	Keys         []string  `json:"keys"`
+	Why          string    `json:"why"`
+}
+
+// lostLine is the journal line of a Lost.
+type lostLine struct {
+	Lost Lost `json:"lost"`
+}
+
 // completed is the line that completes the Pending step N: the files of
 // Left (provider keys) were not restored and leave the step; a step left
 // with no file leaves the index (its number stays used).
@@ -123,6 +143,7 @@ type store struct {
 	mu    sync.Mutex // serialises this process; the flock the others
 	lock  *os.File
 	steps []Step // the journal as read up to off
+	lost  []Lost // its Lost lines
 	last  int64  // the highest number used
 	off   int64  // journal bytes read
 	id    fileID // the journal read (a sweep replaces it)
@@ -244,7 +265,7 @@ func (st *store) journal() string { return filepath.Join(st.dir, "steps.jsonl") 
 func (st *store) refreshLocked() error {
 	f, err := os.OpenFile(st.journal(), os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		st.steps, st.off, st.id = nil, 0, fileID{}
+		st.steps, st.lost, st.off, st.id = nil, nil, 0, fileID{}
 		return nil
 	}
 	if err != nil {
@@ -258,7 +279,7 @@ func (st *store) refreshLocked() error {
 	sys := fi.Sys().(*syscall.Stat_t)
 	id := fileID{uint64(sys.Dev), uint64(sys.Ino)}
 	if id != st.id || fi.Size() < st.off {
-		st.steps, st.off, st.id = nil, 0, id
+		st.steps, st.lost, st.off, st.id = nil, nil, 0, id
 	}
 	if fi.Size() == st.off {
 		return nil
@@ -293,6 +314,13 @@ func (st *store) parse(line []byte) {
 		var d dropped
 		if json.Unmarshal(line, &d) == nil {
 			st.last = max(st.last, d.Through)
+		}
+		return
+	}
+	if bytes.HasPrefix(line, []byte(`{"lost":`)) {
+		var l lostLine
+		if json.Unmarshal(line, &l) == nil {
+			st.lost = append(st.lost, l.Lost)
 		}
 		return
 	}
@@ -394,14 +422,30 @@ func (st *store) appendLocked(line []byte) error {
 	return nil
 }
 
-// snapshot returns the steps as the journal holds them now, oldest first.
-func (st *store) snapshot() ([]Step, error) {
-	var out []Step
+// snapshot returns the steps and the Lost records as the journal holds
+// them now, oldest first.
+func (st *store) snapshot() ([]Step, []Lost, error) {
+	var steps []Step
+	var lost []Lost
 	err := st.locked(func() error {
-		out = slices.Clone(st.steps)
+		steps, lost = slices.Clone(st.steps), slices.Clone(st.lost)
 		return nil
 	})
-	return out, err
+	return steps, lost, err
+}
+
+// recordLost appends l's line.
+func (st *store) recordLost(l Lost) error {
+	return st.locked(func() error {
+		line, err := json.Marshal(lostLine{l})
+		if err != nil {
+			return err
+		}
+		if err := st.appendLocked(line); err != nil {
+			return err
+		}
+		return st.refreshLocked()
+	})
 }
 
 // blobPath is where the content with SHA-256 sum (hex) lives.
@@ -561,6 +605,15 @@ func (st *store) rewriteLocked(keep []Step) error {
 	var buf bytes.Buffer
 	line, _ := json.Marshal(dropped{Through: st.last})
 	buf.Write(append(line, '\n'))
+	for _, l := range st.lost {
+		if st.now().Sub(l.Time) <= st.maxAge {
+			line, err := json.Marshal(lostLine{l})
+			if err != nil {
+				return err
+			}
+			buf.Write(append(line, '\n'))
+		}
+	}
 	for _, s := range keep {
 		line, err := json.Marshal(s)
 		if err != nil {
@@ -587,7 +640,7 @@ func (st *store) rewriteLocked(keep []Step) error {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint store: %w", err)
 	}
-	st.id, st.off, st.steps = fileID{}, 0, nil
+	st.id, st.off, st.steps, st.lost = fileID{}, 0, nil, nil
 	return st.refreshLocked()
 }
 

@@ -49,11 +49,11 @@ func (r *recorder) checkpoints(ctx context.Context, args tools.Args, exec *tools
 	if tl == "" {
 		return "no steps yet: this conversation has changed no file through the tools", nil
 	}
-	lost := r.lostOf(scope{Timeline: tl})
-	steps, err := r.store.snapshot()
+	steps, stored, err := r.store.snapshot()
 	if err != nil {
 		return nil, err
 	}
+	lost := r.lostOf(scope{Timeline: tl}, stored)
 	var mine []Step
 	for _, s := range steps {
 		if s.Timeline == tl {
@@ -77,10 +77,10 @@ func (r *recorder) checkpoints(ctx context.Context, args tools.Args, exec *tools
 // lostLines are the steps the store refused as checkpoints and `dshhost
 // checkpoints` list them, after the steps: `not stored: <time> <tool>
 // <path>[; <path>…]: <why>`.
-func lostLines(lost []lostStep) []string {
+func lostLines(lost []Lost) []string {
 	var out []string
 	for _, l := range lost {
-		out = append(out, fmt.Sprintf("not stored: %s %s %s: %s", l.ended.UTC().Format(time.RFC3339), l.tool, strings.Join(l.paths, "; "), l.why))
+		out = append(out, fmt.Sprintf("not stored: %s %s %s: %s", l.Time.UTC().Format(time.RFC3339), l.Tool, strings.Join(l.Paths, "; "), l.Why))
 	}
 	return out
 }
