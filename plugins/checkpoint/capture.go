@@ -41,7 +41,6 @@ const (
 // the store takes them (Lost); the oldest are forgotten first.
 const maxLost = 100
 
-
 // recorder is one activation's capture: the guards, the listener and the
 // worker that writes steps to the store.
 type recorder struct {
