@@ -497,7 +497,8 @@ func (r *recorder) sync(ctx context.Context) error {
 
 // run is the worker: it writes the calls handed to it to the store, in
 // order, drops the copies of calls that never reported their mutation,
-// and drains what is queued when the plugin stops.
+// and drains what is queued when the plugin stops, and the steps the
+// store refused (Lost) with it.
 func (r *recorder) run(ctx context.Context) {
 	tick := time.NewTicker(time.Minute)
 	defer tick.Stop()
@@ -510,6 +511,7 @@ func (r *recorder) run(ctx context.Context) {
 		case <-ctx.Done():
 			r.flushReady()
 			r.mu.Lock()
+			r.recordLostLocked() // the last chance to tell the other processes
 			r.stopped = true
 			r.progress.Broadcast()
 			r.room.Broadcast()

@@ -369,3 +369,27 @@ func TestASwapPastTheFirstLaterStepDoesNotBlockARewind(t *testing.T) {
 	assert.Len(t, rw.Restored, 1, rw.Text())
 	assert.Equal(t, "A\n", file(t, a, "f.txt"))
 }
+
+// TestAServerThatStopsRecordsTheStepsTheStoreRefused: a server whose last
+// step the store refused writes it to the store as it stops, so the next
+// process lists it.
+func TestAServerThatStopsRecordsTheStepsTheStoreRefused(t *testing.T) {
+	s := stack(t, nil)
+	conv := s.Conversation("c")
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v1\n"}`)
+	call(t, s, conv, "checkpoints", `{}`)
+	j := filepath.Join(checkpoint.Key.Must(s.Host.Root()).Dir(), "steps.jsonl")
+	require.NoError(t, os.Rename(j, j+".aside"))
+	require.NoError(t, os.Mkdir(j, 0o700))
+	call(t, s, conv, "write", `{"file_path":"a.txt","content":"v2\n"}`)
+	_ = s.Call(t.Context(), conv, "checkpoints", `{}`) // the step is refused
+	require.NoError(t, os.Remove(j))
+	require.NoError(t, os.Rename(j+".aside", j))
+	require.NoError(t, s.Host.Shutdown(t.Context()))
+
+	b := stacktest.New(t, stacktest.Options{W: s.W, Checkpoint: map[string]any{}})
+	all, err := checkpoint.Key.Must(b.Host.Root()).Lines(t.Context())
+	require.NoError(t, err)
+	require.Len(t, all, 2, strings.Join(all, "\n"))
+	assert.Regexp(t, `^not stored: \S+Z write `+regexp.QuoteMeta(filepath.Join(s.W, "a.txt"))+`: checkpoint store: .*is a directory$`, all[1])
+}
