@@ -118,10 +118,10 @@ func guard[R any](r *recorder) host.ChainFunc[events.IntentRequest, R] {
 		if err != nil {
 			return res, err
 		}
-		if ch := r.capture(ctx, req); ch != nil {
+		if c, ch := r.capture(ctx, req); ch != nil {
 			var ok bool
 			if res, ok = tighten(res, ch.before, ch.data); !ok {
-				r.omit(ch, "it changed while it was copied")
+				r.omit(c, ch, "it changed while it was copied")
 			}
 		}
 		return res, nil
@@ -176,28 +176,25 @@ func tighten[R any](res R, before State, data []byte) (R, bool) {
 	return out.(R), true
 }
 
-// omit records ch's content before as not kept, for why.
-func (r *recorder) omit(ch *change, why string) {
+// omit records the content before of c's change ch as not kept, for why,
+// and gives back the memory it held.
+func (r *recorder) omit(c *call, ch *change, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, c := range r.pending {
-		if slices.Contains(c.changes, ch) && ch.data != nil {
-			c.bytes -= int64(len(ch.data))
-			r.releaseLocked(int64(len(ch.data)))
-		}
-	}
+	c.bytes -= int64(len(ch.data))
+	r.releaseLocked(int64(len(ch.data)))
 	ch.before, ch.data = State{Omitted: why}, nil
 }
 
-// capture takes the copy of req's target for its call, and returns it
-// (nil when nothing was captured).
-func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *change {
+// capture takes the copy of req's target for its call, and returns both
+// (a nil change when nothing was captured).
+func (r *recorder) capture(ctx context.Context, req events.IntentRequest) (*call, *change) {
 	exec, ok := req.Actor.(*tools.Exec)
 	if !ok || exec == nil {
-		return nil // outside any tool call: nothing to number it by
+		return nil, nil // outside any tool call: nothing to number it by
 	}
 	if req.Rewind {
-		return nil // a rewind records its step itself, before it restores
+		return nil, nil // a rewind records its step itself, before it restores
 	}
 	r.mu.Lock()
 	first := r.pending[exec] == nil
@@ -213,7 +210,7 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *chang
 	}
 	c := r.callOf(ctx, exec)
 	if c == nil || c.skip != "" {
-		return nil
+		return nil, nil
 	}
 	if req.Type != "" && req.Type != fsapi.TypeFile {
 		// A directory, a symlink or a special file removed or moved: not
@@ -222,7 +219,7 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *chang
 		r.mu.Lock()
 		c.skip = "not a regular file"
 		r.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	r.hold(ctx, c, req.Target.Key)
 	ch := &change{t: req.Target}
@@ -234,7 +231,7 @@ func (r *recorder) capture(ctx context.Context, req events.IntentRequest) *chang
 	c.changes = append(c.changes, ch)
 	c.bytes += int64(len(ch.data))
 	r.mu.Unlock()
-	return ch
+	return c, ch
 }
 
 // hold claims key for c until the mutation of it is observed or the call
@@ -345,8 +342,10 @@ func (r *recorder) releaseLocked(n int64) {
 // returns the state and the content (nil unless kept).
 func (r *recorder) copyOf(ctx context.Context, t fsapi.Target) (State, []byte) {
 	for try := 0; try < 2; try++ {
-		info, err := r.fs.Stat(ctx, t)
+		info, data, err := r.readStable(ctx, t, "")
 		switch {
+		case errors.Is(err, errMoved):
+			continue
 		case err != nil:
 			return State{Omitted: "it could not be read: " + err.Error()}, nil
 		case info == nil:
@@ -356,16 +355,40 @@ func (r *recorder) copyOf(ctx context.Context, t fsapi.Target) (State, []byte) {
 		case info.Size > r.max:
 			return State{Size: info.Size, Omitted: fmt.Sprintf("larger than %d bytes", r.max)}, nil
 		}
-		data, err := r.readAll(ctx, t, info.Size)
-		if err != nil {
-			return State{Omitted: "it could not be read: " + err.Error()}, nil
-		}
-		again, err := r.fs.Stat(ctx, t)
-		if err == nil && again != nil && again.Version == info.Version {
-			return State{Size: int64(len(data)), Version: string(info.Version), Mode: r.modeOf(ctx, t)}, data
-		}
+		return State{Size: int64(len(data)), Version: string(info.Version), Mode: r.modeOf(ctx, t)}, data
 	}
 	return State{Omitted: "it changed while it was copied"}, nil
+}
+
+// errMoved is readStable's error for a file whose version was not the
+// one expected, or changed while it was read.
+var errMoved = errors.New("it changed while it was read")
+
+// readStable returns t's info and, when it is a regular file of at most
+// the file bound, its bytes at that version: nil info when t is absent or
+// cannot be examined (with the error); nil bytes and no error for another
+// type or a larger file; errMoved when its version is not want (when
+// set, checked before reading) or changed during the read; a read error
+// with info.
+func (r *recorder) readStable(ctx context.Context, t fsapi.Target, want fsapi.Version) (*fsapi.Info, []byte, error) {
+	info, err := r.fs.Stat(ctx, t)
+	if err != nil || info == nil {
+		return nil, nil, err
+	}
+	if want != "" && info.Version != want {
+		return info, nil, errMoved
+	}
+	if info.Type != fsapi.TypeFile || info.Size > r.max {
+		return info, nil, nil
+	}
+	data, err := r.readAll(ctx, t, info.Size)
+	if err != nil {
+		return info, nil, err
+	}
+	if again, err := r.fs.Stat(ctx, t); err != nil || again == nil || again.Version != info.Version {
+		return info, nil, errMoved
+	}
+	return info, data, nil
 }
 
 // modeOf returns the permission bits of t's file, 0 when the provider
@@ -568,9 +591,7 @@ func (r *recorder) recordLostLocked() {
 		if err != nil {
 			return
 		}
-		if len(r.lost) > 0 && r.lost[0].Time.Equal(l.Time) && r.lost[0].Why == l.Why {
-			r.lost = r.lost[1:]
-		}
+		r.lost = r.lost[1:] // only the worker changes r.lost
 	}
 }
 
@@ -670,23 +691,16 @@ func (r *recorder) laterCopy(ch *change) []byte {
 // afterOf reads t's content when it is still at the version st holds and
 // at most the file bound; otherwise it notes in st why it was not kept.
 func (r *recorder) afterOf(ctx context.Context, t fsapi.Target, st *State) []byte {
-	info, err := r.fs.Stat(ctx, t)
+	info, data, err := r.readStable(ctx, t, fsapi.Version(st.Version))
 	switch {
-	case err != nil || info == nil || string(info.Version) != st.Version:
+	case info == nil || errors.Is(err, errMoved) || info.Type != fsapi.TypeFile:
 		st.Omitted = "it changed again before it was copied"
+		return nil
+	case err != nil:
+		st.Omitted = "it could not be read: " + err.Error()
 		return nil
 	case info.Size > r.max:
 		st.Size, st.Omitted = info.Size, fmt.Sprintf("larger than %d bytes", r.max)
-		return nil
-	}
-	data, err := r.readAll(ctx, t, info.Size)
-	if err != nil {
-		st.Omitted = "it could not be read: " + err.Error()
-		return nil
-	}
-	again, err := r.fs.Stat(ctx, t)
-	if err != nil || again == nil || again.Version != info.Version {
-		st.Omitted = "it changed again before it was copied"
 		return nil
 	}
 	st.Size = int64(len(data))

@@ -468,24 +468,18 @@ func (r *recorder) apply(ctx context.Context, exec *tools.Exec, args map[string]
 // info's version (nil otherwise).
 func (r *recorder) current(ctx context.Context, t fsapi.Target) (*fsapi.Info, []byte, error) {
 	for try := 0; try < 2; try++ {
-		info, err := r.fs.Stat(ctx, t)
-		if err != nil || info == nil {
+		info, data, err := r.readStable(ctx, t, "")
+		switch {
+		case errors.Is(err, errMoved):
+			continue
+		case err != nil:
 			return nil, nil, err
-		}
-		if info.Type != fsapi.TypeFile {
+		case info == nil:
+			return nil, nil, nil
+		case info.Type != fsapi.TypeFile:
 			return nil, nil, errors.New("not a regular file now")
 		}
-		if info.Size > r.max {
-			return info, nil, nil
-		}
-		data, err := r.readAll(ctx, t, info.Size)
-		if err != nil {
-			return nil, nil, err
-		}
-		again, err := r.fs.Stat(ctx, t)
-		if err == nil && again != nil && again.Version == info.Version {
-			return info, data, nil
-		}
+		return info, data, nil
 	}
 	return nil, nil, errors.New("it kept changing while it was read")
 }

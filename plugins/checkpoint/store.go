@@ -110,7 +110,8 @@ type dropped struct {
 // long, its disk failing), which the process that made it writes to the
 // journal once the store takes a step again: when its call ended, its
 // conversation, timeline and tool, the files it changed (as shown, and
-// their keys) and why. Its files cannot be rewound past it.
+// their keys) and why. A rewind never puts its files back to the bytes it
+// left.
 type Lost struct {
 	Time         time.Time `json:"time"`
 	Conversation string    `json:"conversation"`
@@ -220,7 +221,7 @@ const lockWait = 10 * time.Second
 
 // errLockWait is the error of a store whose lock another process held
 // for lockWait.
-var errLockWait = errors.New("checkpoint store: another process has held its lock for 10s")
+var errLockWait = fmt.Errorf("checkpoint store: another process has held its lock for %s", lockWait)
 
 // flocked runs fn under the flock, after reading what others appended; it
 // waits for the flock up to lockWait, then fails with errLockWait. Once a
@@ -386,8 +387,13 @@ func (st *store) completeIndex(c completed) {
 // complete appends the line that completes the Pending step n, whose
 // files of left were not restored.
 func (st *store) complete(n int64, left []string) error {
+	return st.appendRecord(completed{N: n, Left: left})
+}
+
+// appendRecord appends v as one journal line and reads it into the index.
+func (st *store) appendRecord(v any) error {
 	return st.locked(func() error {
-		line, err := json.Marshal(completed{N: n, Left: left})
+		line, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
@@ -435,18 +441,7 @@ func (st *store) snapshot() ([]Step, []Lost, error) {
 }
 
 // recordLost appends l's line.
-func (st *store) recordLost(l Lost) error {
-	return st.locked(func() error {
-		line, err := json.Marshal(lostLine{l})
-		if err != nil {
-			return err
-		}
-		if err := st.appendLocked(line); err != nil {
-			return err
-		}
-		return st.refreshLocked()
-	})
-}
+func (st *store) recordLost(l Lost) error { return st.appendRecord(lostLine{l}) }
 
 // blobPath is where the content with SHA-256 sum (hex) lives.
 func (st *store) blobPath(sum string) string {
